@@ -1,0 +1,600 @@
+//! Generalized Bawo, the paper's model R1–R6 (`RULES.md` §1).
+//!
+//! Pits `0..4n`: A-back `0..n`, A-front `n..2n`, B-front `2n..3n`, B-back `3n..4n`. Each
+//! player sows round a fixed 2n-pit cycle over their own rows (A: `p -> p+1 mod 2n`, B the
+//! same shifted by `2n`). A move lifts an own pit holding at least two seeds and sows; at the
+//! end of each lap a landing on the mover's front row captures the facing pit into the
+//! reserve (or, with `kichwa=relay`, into hand when the landing pit is the kichwa), and a
+//! landing in a pit that held seeds relays. After `L` single drops the move stops and seeds
+//! still in hand are discarded. If any start captures, only capturing starts are legal.
+//!
+//! Reserves never influence play, so a position is the board and the side to move; the board
+//! total never grows, so tier `k` (the positions with `k` seeds on the board) depends only on
+//! tiers `0..=k`. Within a tier the index is `side * C(k + 4n - 1, 4n - 1) + rank(board)`.
+
+use std::ops::Range;
+
+use super::input::parse_counts;
+use super::{
+    rule_pairs, Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier,
+};
+use crate::rank::{Ranker, TooLarge};
+
+/// Largest supported half-width.
+pub const MAX_N: u32 = 8;
+/// Board capacity: `4 * MAX_N` pits.
+pub const MAX_PITS: usize = 4 * MAX_N as usize;
+/// Largest board total (a pit is a byte).
+pub const MAX_SEEDS: u32 = 255;
+
+/// `kichwa` rule option (R3, which the paper leaves open).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kichwa {
+    /// No kichwa rule (default).
+    Off,
+    /// A capture at the end of a lap landing in the kichwa takes the captured seeds in hand and
+    /// sows them on from the kichwa; the kichwa's own seeds stay (no relay at that lap end).
+    Relay,
+}
+
+/// `capture` rule option (R2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureRule {
+    /// Capture whenever a lap ends on the mover's front row facing seeds (default; the paper's
+    /// appendix, 3a).
+    Any,
+    /// Capture only when the landing pit held seeds before the drop (the paper's main text).
+    Occupied,
+}
+
+/// The rule options of Generalized Bawo.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BawoRules {
+    pub kichwa: Kichwa,
+    pub capture: CaptureRule,
+}
+
+impl Default for BawoRules {
+    fn default() -> Self {
+        BawoRules {
+            kichwa: Kichwa::Off,
+            capture: CaptureRule::Any,
+        }
+    }
+}
+
+impl BawoRules {
+    /// Parses `kichwa=off|relay,capture=any|occupied`; omitted options take their defaults.
+    pub fn parse(text: &str) -> Result<Self, InputError> {
+        let mut rules = BawoRules::default();
+        for (k, v) in rule_pairs(text)? {
+            match (k, v) {
+                ("kichwa", "off") => rules.kichwa = Kichwa::Off,
+                ("kichwa", "relay") => rules.kichwa = Kichwa::Relay,
+                ("capture", "any") => rules.capture = CaptureRule::Any,
+                ("capture", "occupied") => rules.capture = CaptureRule::Occupied,
+                ("kichwa", _) | ("capture", _) => {
+                    return Err(InputError::new(format!(
+                        "rule option {k}={v}: kichwa takes off|relay, capture takes any|occupied"
+                    )))
+                }
+                _ => {
+                    return Err(InputError::new(format!(
+                        "unknown rule option '{k}' for bawo (known: kichwa=off|relay, capture=any|occupied)"
+                    )))
+                }
+            }
+        }
+        Ok(rules)
+    }
+
+    /// Canonical text, as in descriptors: `kichwa=off capture=any`.
+    pub fn canonical(&self) -> String {
+        let k = match self.kichwa {
+            Kichwa::Off => "off",
+            Kichwa::Relay => "relay",
+        };
+        let c = match self.capture {
+            CaptureRule::Any => "any",
+            CaptureRule::Occupied => "occupied",
+        };
+        format!("kichwa={k} capture={c}")
+    }
+}
+
+/// A Bawo position: the pit counts (only the first `4n` are used) and the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BawoPosition {
+    pub board: [u8; MAX_PITS],
+    pub side: Side,
+}
+
+/// What one sowing did besides moving seeds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sowing {
+    /// Capture events (R2 or R3); R4 keys on this.
+    pub captures: u32,
+    /// Seeds put in the mover's reserve.
+    pub captured: u32,
+    /// Seeds discarded by the lap cap (R6).
+    pub discarded: u32,
+}
+
+/// The geometry of one player's cycle, indexed by cycle position `0..2n`.
+#[derive(Clone, Debug)]
+struct Cycle {
+    /// Pit at each cycle position.
+    pit: [u8; 2 * MAX_N as usize],
+    /// Whether the cycle position is on this player's front row.
+    front: [bool; 2 * MAX_N as usize],
+    /// The opponent pit facing each front position.
+    facing: [u8; 2 * MAX_N as usize],
+    /// Cycle position of this player's kichwa (first front pit in cycle order).
+    kichwa: usize,
+}
+
+/// Laps of sowing after which a move starts looking for a repeated lap start, so that moves
+/// that would cycle until an enormous lap cap are fast-forwarded exactly.
+const CYCLE_WATCH_AFTER: u64 = 4096;
+
+/// Generalized Bawo with half-width `n`, lap cap `L` and rule options.
+#[derive(Clone, Debug)]
+pub struct Bawo {
+    n: usize,
+    lap_cap: u64,
+    rules: BawoRules,
+    ranker: Ranker,
+    cycles: [Cycle; 2],
+}
+
+impl Bawo {
+    pub fn new(n: u32, lap_cap: u64, rules: BawoRules) -> Result<Self, InputError> {
+        if n == 0 || n > MAX_N {
+            return Err(InputError::new(format!(
+                "--n must be between 1 and {MAX_N}, not {n}"
+            )));
+        }
+        if lap_cap == 0 {
+            return Err(InputError::new("--lap-cap must be at least 1"));
+        }
+        let n = n as usize;
+        let cycle_of = |side: Side| {
+            let mut c = Cycle {
+                pit: [0; 2 * MAX_N as usize],
+                front: [false; 2 * MAX_N as usize],
+                facing: [0; 2 * MAX_N as usize],
+                kichwa: 0,
+            };
+            for i in 0..2 * n {
+                let pit = match side {
+                    Side::A => i,
+                    Side::B => 2 * n + i,
+                };
+                c.pit[i] = pit as u8;
+                let is_front = match side {
+                    Side::A => (n..2 * n).contains(&pit),
+                    Side::B => (2 * n..3 * n).contains(&pit),
+                };
+                c.front[i] = is_front;
+                if is_front {
+                    c.facing[i] = facing_pit(n, pit) as u8;
+                }
+            }
+            c.kichwa = match side {
+                Side::A => n,
+                Side::B => 0,
+            };
+            c
+        };
+        Ok(Bawo {
+            n,
+            lap_cap,
+            rules,
+            ranker: Ranker::new(4 * n, MAX_SEEDS),
+            cycles: [cycle_of(Side::A), cycle_of(Side::B)],
+        })
+    }
+
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    pub fn pits(&self) -> usize {
+        4 * self.n
+    }
+
+    pub fn lap_cap(&self) -> u64 {
+        self.lap_cap
+    }
+
+    pub fn rules(&self) -> BawoRules {
+        self.rules
+    }
+
+    /// The position with `counts` on the board (`4n` of them) and `side` to move.
+    pub fn make_position(&self, counts: &[u8], side: Side) -> BawoPosition {
+        assert_eq!(counts.len(), self.pits());
+        let mut board = [0u8; MAX_PITS];
+        board[..counts.len()].copy_from_slice(counts);
+        BawoPosition { board, side }
+    }
+
+    /// Sows from own pit `start` (a pit number) in place, without any legality checks beyond
+    /// the pit belonging to the mover.
+    pub fn sow_from_pit(&self, board: &mut [u8; MAX_PITS], side: Side, start: usize) -> Sowing {
+        let cpos = match side {
+            Side::A => start,
+            Side::B => start - 2 * self.n,
+        };
+        self.sow(board, side, cpos)
+    }
+
+    /// Executes one move from cycle position `start` in place (R1, R2, R3, R6).
+    fn sow(&self, board: &mut [u8; MAX_PITS], side: Side, start: usize) -> Sowing {
+        let cyc = &self.cycles[side.index()];
+        let m = 2 * self.n;
+        let mut pos = start;
+        let mut hand = board[cyc.pit[pos] as usize] as u64;
+        board[cyc.pit[pos] as usize] = 0;
+        let mut sown: u64 = 0;
+        let mut out = Sowing::default();
+        let mut watch = CycleWatch::default();
+        loop {
+            // One lap: `hand` seeds, one per pit, from the pit after `pos`.
+            let room = self.lap_cap - sown;
+            if hand >= room {
+                drop_run(board, cyc, m, pos, room);
+                out.discarded = (hand - room) as u32;
+                return out;
+            }
+            drop_run(board, cyc, m, pos, hand);
+            sown += hand;
+            pos = (pos + (hand % m as u64) as usize) % m;
+            let landing = cyc.pit[pos] as usize;
+            let held_before = board[landing] > 1;
+            if cyc.front[pos] && (self.rules.capture == CaptureRule::Any || held_before) {
+                let facing = cyc.facing[pos] as usize;
+                let taken = board[facing];
+                if taken > 0 {
+                    board[facing] = 0;
+                    out.captures += 1;
+                    if self.rules.kichwa == Kichwa::Relay && pos == cyc.kichwa {
+                        hand = taken as u64;
+                        continue;
+                    }
+                    out.captured += taken as u32;
+                }
+            }
+            if !held_before {
+                return out;
+            }
+            hand = board[landing] as u64;
+            board[landing] = 0;
+            if sown >= CYCLE_WATCH_AFTER {
+                if let Some(period) = watch.observe(board, pos, hand, sown) {
+                    // The lap-start state repeats every `period` drops: jump as many whole
+                    // periods as fit before the cap, then finish by simulation.
+                    sown += (self.lap_cap - 1 - sown) / period * period;
+                }
+            }
+        }
+    }
+
+    /// Plays every start of `pos` and keeps the legal ones (R4, R5): `(start pit, board, sowing)`.
+    fn legal_results(&self, pos: &BawoPosition, out: &mut [(u8, [u8; MAX_PITS], Sowing)]) -> usize {
+        let cyc = &self.cycles[pos.side.index()];
+        let mut len = 0;
+        let mut any_capture = false;
+        for cpos in 0..2 * self.n {
+            let pit = cyc.pit[cpos];
+            if pos.board[pit as usize] < 2 {
+                continue;
+            }
+            let mut board = pos.board;
+            let sowing = self.sow(&mut board, pos.side, cpos);
+            any_capture |= sowing.captures > 0;
+            out[len] = (pit, board, sowing);
+            len += 1;
+        }
+        if any_capture {
+            let mut kept = 0;
+            for i in 0..len {
+                if out[i].2.captures > 0 {
+                    out[kept] = out[i];
+                    kept += 1;
+                }
+            }
+            len = kept;
+        }
+        len
+    }
+
+    fn count(&self, seeds: u32) -> u64 {
+        self.ranker
+            .count(seeds)
+            .expect("tier sizes are checked before use")
+    }
+
+    fn index_of(&self, board: &[u8; MAX_PITS], side: Side) -> (Tier, u64) {
+        let pits = &board[..self.pits()];
+        let seeds: u32 = pits.iter().map(|&c| c as u32).sum();
+        let offset = match side {
+            Side::A => 0,
+            Side::B => self.count(seeds),
+        };
+        (seeds, offset + self.ranker.rank(pits))
+    }
+}
+
+/// The pit facing front pit `pit`: `n + j` faces `3n - 1 - j` and back.
+pub fn facing_pit(n: usize, pit: usize) -> usize {
+    if (n..2 * n).contains(&pit) {
+        3 * n - 1 - (pit - n)
+    } else {
+        debug_assert!((2 * n..3 * n).contains(&pit));
+        n + (3 * n - 1 - pit)
+    }
+}
+
+/// Drops `count` seeds one per pit round the cycle, starting after cycle position `pos`.
+#[inline]
+fn drop_run(board: &mut [u8; MAX_PITS], cyc: &Cycle, m: usize, pos: usize, mut count: u64) {
+    if count >= m as u64 {
+        let full = (count / m as u64) as u8;
+        for &pit in &cyc.pit[..m] {
+            board[pit as usize] += full;
+        }
+        count %= m as u64;
+    }
+    let mut p = pos;
+    for _ in 0..count {
+        p += 1;
+        if p == m {
+            p = 0;
+        }
+        board[cyc.pit[p] as usize] += 1;
+    }
+}
+
+/// Brent's cycle finding over lap-start states `(board, position, hand)` of one move.
+#[derive(Default)]
+struct CycleWatch {
+    saved: Option<([u8; MAX_PITS], usize, u64, u64)>,
+    power: u64,
+    lam: u64,
+    done: bool,
+}
+
+impl CycleWatch {
+    /// Records a lap start; returns the period in drops once a state repeats (only once).
+    fn observe(&mut self, board: &[u8; MAX_PITS], pos: usize, hand: u64, sown: u64) -> Option<u64> {
+        if self.done {
+            return None;
+        }
+        if let Some((b, p, h, s)) = &self.saved {
+            if b == board && *p == pos && *h == hand {
+                self.done = true;
+                return Some(sown - s);
+            }
+        }
+        self.lam += 1;
+        if self.saved.is_none() || self.lam >= self.power {
+            self.saved = Some((*board, pos, hand, sown));
+            self.power = (self.power * 2).max(1);
+            self.lam = 0;
+        }
+        None
+    }
+}
+
+impl Game for Bawo {
+    type Position = BawoPosition;
+
+    fn name(&self) -> &'static str {
+        "bawo"
+    }
+
+    fn descriptor(&self) -> String {
+        format!(
+            "bawo n={} lap-cap={} {}",
+            self.n,
+            self.lap_cap,
+            self.rules.canonical()
+        )
+    }
+
+    fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError> {
+        if seeds > MAX_SEEDS {
+            return Err(InputError::new(format!(
+                "--seeds must be at most {MAX_SEEDS}, not {seeds}"
+            )));
+        }
+        Ok((0..=seeds).collect())
+    }
+
+    fn tier_size(&self, tier: Tier) -> Result<u64, TooLarge> {
+        let c = self.ranker.count(tier)?;
+        c.checked_mul(2).ok_or(TooLarge {
+            what: "tier",
+            seeds: tier,
+            pits: self.pits(),
+            limit: u64::MAX,
+        })
+    }
+
+    fn tier_seeds(&self, tier: Tier) -> u32 {
+        tier
+    }
+
+    fn position(&self, tier: Tier, index: u64) -> BawoPosition {
+        let c = self.count(tier);
+        let (side, rank) = if index < c {
+            (Side::A, index)
+        } else {
+            (Side::B, index - c)
+        };
+        let mut board = [0u8; MAX_PITS];
+        self.ranker.unrank(tier, rank, &mut board[..self.pits()]);
+        BawoPosition { board, side }
+    }
+
+    fn locate(&self, pos: &BawoPosition) -> Result<(Tier, u64), crate::error::Error> {
+        let seeds: u32 = pos.board[..self.pits()].iter().map(|&c| c as u32).sum();
+        self.tier_size(seeds)?;
+        Ok(self.index_of(&pos.board, pos.side))
+    }
+
+    fn visit<F: FnMut(u64, &BawoPosition)>(&self, tier: Tier, range: Range<u64>, mut f: F) {
+        let c = self.count(tier);
+        for side in [Side::A, Side::B] {
+            let base = side.index() as u64 * c;
+            let lo = range.start.max(base);
+            let hi = range.end.min(base + c);
+            if lo >= hi {
+                continue;
+            }
+            let mut pos = BawoPosition {
+                board: [0; MAX_PITS],
+                side,
+            };
+            self.ranker
+                .unrank(tier, lo - base, &mut pos.board[..self.pits()]);
+            let mut i = lo;
+            loop {
+                f(i, &pos);
+                i += 1;
+                if i == hi {
+                    break;
+                }
+                self.ranker.next(&mut pos.board[..self.pits()]);
+            }
+        }
+    }
+
+    fn successors(&self, pos: &BawoPosition, out: &mut Vec<Successor>) {
+        let mut results = [(0u8, [0u8; MAX_PITS], Sowing::default()); 2 * MAX_N as usize];
+        let len = self.legal_results(pos, &mut results);
+        let next = pos.side.other();
+        for (_, board, _) in &results[..len] {
+            let (tier, index) = self.index_of(board, next);
+            out.push(Successor::Position { tier, index });
+        }
+    }
+
+    fn moves(&self, pos: &BawoPosition) -> Vec<LabelledMove<BawoPosition>> {
+        let mut results = [(0u8, [0u8; MAX_PITS], Sowing::default()); 2 * MAX_N as usize];
+        let len = self.legal_results(pos, &mut results);
+        results[..len]
+            .iter()
+            .map(|(pit, board, sowing)| LabelledMove {
+                label: pit.to_string(),
+                outcome: MoveOutcome::Position(BawoPosition {
+                    board: *board,
+                    side: pos.side.other(),
+                }),
+                captured: sowing.captured,
+                discarded: sowing.discarded,
+            })
+            .collect()
+    }
+
+    fn side_to_move(&self, pos: &BawoPosition) -> Side {
+        pos.side
+    }
+
+    fn board_counts(&self, pos: &BawoPosition) -> Vec<u32> {
+        pos.board[..self.pits()].iter().map(|&c| c as u32).collect()
+    }
+
+    fn parse_position(&self, spec: &PositionSpec) -> Result<BawoPosition, InputError> {
+        if spec.hands.is_some() || spec.houses.is_some() {
+            return Err(InputError::new(
+                "--hands and --houses apply to --game bao only",
+            ));
+        }
+        let counts = parse_counts(&spec.board, self.pits(), "--board")?;
+        let total: u32 = counts.iter().map(|&c| c as u32).sum();
+        if total > MAX_SEEDS {
+            return Err(InputError::new(format!(
+                "--board holds {total} seeds, at most {MAX_SEEDS} are supported"
+            )));
+        }
+        Ok(self.make_position(&counts, spec.to_move))
+    }
+
+    fn render(&self, pos: &BawoPosition) -> String {
+        // Seen from A's side: B's back row on top, A's back row at the bottom; columns line
+        // up facing pits, and both cycles run clockwise in this picture.
+        let n = self.n;
+        let b = &pos.board;
+        let row = |pits: Vec<usize>| {
+            pits.iter()
+                .map(|&p| format!("{:>3}", b[p]))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let labels = |pits: Vec<usize>| {
+            pits.iter()
+                .map(|&p| format!("{:>3}", format!("{p}")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let b_back: Vec<usize> = (3 * n..4 * n).collect();
+        let b_front: Vec<usize> = (2 * n..3 * n).rev().collect();
+        let a_front: Vec<usize> = (n..2 * n).collect();
+        let a_back: Vec<usize> = (0..n).rev().collect();
+        format!(
+            "B back   {}   pits {}\nB front  {}   pits {}\n{}\nA front  {}   pits {}\nA back   {}   pits {}\n{} to move",
+            row(b_back.clone()),
+            labels(b_back),
+            row(b_front.clone()),
+            labels(b_front),
+            "-".repeat(9 + 4 * n),
+            row(a_front.clone()),
+            labels(a_front),
+            row(a_back.clone()),
+            labels(a_back),
+            pos.side.letter()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(n: u32, l: u64) -> Bawo {
+        Bawo::new(n, l, BawoRules::default()).unwrap()
+    }
+
+    #[test]
+    fn experiment_4_singletons_have_no_move() {
+        let g = game(2, 16);
+        for side in [Side::A, Side::B] {
+            let p = g.make_position(&[1; 8], side);
+            assert!(g.moves(&p).is_empty());
+        }
+    }
+
+    #[test]
+    fn facing_is_an_involution() {
+        for n in 1..=8 {
+            for j in 0..n {
+                let a = n + j;
+                assert_eq!(facing_pit(n, facing_pit(n, a)), a);
+                assert_eq!(facing_pit(n, a), 3 * n - 1 - j);
+            }
+        }
+    }
+
+    #[test]
+    fn rules_parse_and_refuse() {
+        assert_eq!(BawoRules::parse("").unwrap(), BawoRules::default());
+        let r = BawoRules::parse("kichwa=relay,capture=occupied").unwrap();
+        assert_eq!(r.kichwa, Kichwa::Relay);
+        assert_eq!(r.capture, CaptureRule::Occupied);
+        assert!(BawoRules::parse("kichwa=on").is_err());
+        assert!(BawoRules::parse("direction=free").is_err());
+        assert!(BawoRules::parse("kichwa").is_err());
+    }
+}

@@ -1,0 +1,266 @@
+//! Rule sets behind one trait.
+//!
+//! | type            | role                                                                 |
+//! |-----------------|----------------------------------------------------------------------|
+//! | [`Game`]        | what the solver needs: tiers, rank/unrank, successors, labelled moves |
+//! | [`Successor`]   | where a legal move leads, as a dense `(tier, index)` or a lost game   |
+//! | [`LabelledMove`]| a legal move as a user sees it, for `moves`, `query` and `play`       |
+//! | [`AnyGame`]     | one of the implemented games, chosen at run time by name or descriptor|
+//!
+//! The solver never knows which game it runs: it asks the game for the tiers covering a seed
+//! budget, visits every position of a tier in index order, and ranks successors through the
+//! game. Tiers must be ordered so that a position's successors lie in its own tier or in
+//! tiers solved before it.
+
+pub mod bawo;
+pub mod input;
+
+use std::fmt::Debug;
+use std::hash::Hash;
+use std::ops::Range;
+
+pub use input::{InputError, PositionSpec};
+
+use crate::rank::TooLarge;
+
+/// Identifier of a tier within a game (for the games here, a seed total).
+pub type Tier = u32;
+
+/// The player to move. `A` moves first; South is `A` in Kigogo and Bao.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    pub fn other(self) -> Side {
+        match self {
+            Side::A => Side::B,
+            Side::B => Side::A,
+        }
+    }
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn letter(self) -> &'static str {
+        match self {
+            Side::A => "A",
+            Side::B => "B",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Side, InputError> {
+        match s.trim() {
+            "A" | "a" => Ok(Side::A),
+            "B" | "b" => Ok(Side::B),
+            other => Err(InputError::new(format!(
+                "side to move must be A or B, not '{other}'"
+            ))),
+        }
+    }
+}
+
+/// Where a legal move leads, as the solver sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Successor {
+    /// A position with the opponent to move, at `index` within `tier`.
+    Position { tier: Tier, index: u64 },
+    /// Playing the move loses at once for the mover (e.g. `never-ending=loss`).
+    MoverLoses,
+}
+
+/// What a labelled move leads to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveOutcome<P> {
+    Position(P),
+    MoverLoses,
+}
+
+/// A legal move as shown to a user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelledMove<P> {
+    /// The move in the game's notation (for Bawo, the start pit).
+    pub label: String,
+    pub outcome: MoveOutcome<P>,
+    /// Seeds taken off the board into the mover's reserve (or out of play).
+    pub captured: u32,
+    /// Seeds discarded by a truncation rule.
+    pub discarded: u32,
+}
+
+/// A rule set the solver can work on.
+pub trait Game: Send + Sync + Sized {
+    type Position: Clone + Eq + Hash + Debug + Send + Sync;
+
+    /// The name used by `--game`.
+    fn name(&self) -> &'static str;
+
+    /// Every parameter and rule option in one canonical line, e.g.
+    /// `bawo n=3 lap-cap=64 kichwa=off capture=any`. Two games with the same descriptor have
+    /// the same tables; databases record it and refuse to mix.
+    fn descriptor(&self) -> String;
+
+    /// The tiers that hold every position within a seed budget, in solving order.
+    fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError>;
+
+    /// Number of positions in `tier` (both sides to move).
+    fn tier_size(&self, tier: Tier) -> Result<u64, TooLarge>;
+
+    /// Seeds on the board in every position of `tier`.
+    fn tier_seeds(&self, tier: Tier) -> u32;
+
+    /// The position with dense index `index` in `tier`.
+    fn position(&self, tier: Tier, index: u64) -> Self::Position;
+
+    /// Tier and dense index of `pos`. Fails for positions no tier holds (e.g. a Bao position
+    /// with seeds in hand) or whose tier does not fit the index type.
+    fn locate(&self, pos: &Self::Position) -> Result<(Tier, u64), crate::error::Error>;
+
+    /// Calls `f` for every index of `range` within `tier` with its position, in index order.
+    /// Games override this to step from one position to the next instead of unranking each.
+    fn visit<F: FnMut(u64, &Self::Position)>(&self, tier: Tier, range: Range<u64>, mut f: F) {
+        for i in range {
+            f(i, &self.position(tier, i));
+        }
+    }
+
+    /// Appends the successors of `pos`, one per legal move (duplicates allowed), to `out`.
+    fn successors(&self, pos: &Self::Position, out: &mut Vec<Successor>);
+
+    /// The legal moves of `pos` with labels and resulting positions.
+    fn moves(&self, pos: &Self::Position) -> Vec<LabelledMove<Self::Position>>;
+
+    fn side_to_move(&self, pos: &Self::Position) -> Side;
+
+    /// The pit counts in the game's documented pit order.
+    fn board_counts(&self, pos: &Self::Position) -> Vec<u32>;
+
+    /// Builds a position from command-line text.
+    fn parse_position(&self, spec: &PositionSpec) -> Result<Self::Position, InputError>;
+
+    /// A multi-line drawing of the board for people.
+    fn render(&self, pos: &Self::Position) -> String;
+
+    /// The game's opening position, if it has a standard one (`--start`).
+    fn start_position(&self) -> Option<Self::Position> {
+        None
+    }
+}
+
+/// One of the implemented games.
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    Bawo(bawo::Bawo),
+}
+
+/// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`].
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::game::AnyGame::Bawo($g) => $body,
+        }
+    };
+}
+
+/// Command-line parameters that select and configure a game.
+#[derive(Clone, Debug, Default)]
+pub struct GameParams {
+    pub game: String,
+    pub n: Option<u32>,
+    pub lap_cap: Option<u64>,
+    pub rules: Option<String>,
+}
+
+impl AnyGame {
+    /// Builds a game from command-line parameters, refusing unknown names, missing or
+    /// impossible parameters and unknown rule options.
+    pub fn from_params(p: &GameParams) -> Result<AnyGame, InputError> {
+        let bawo_only = |flag: &str, given: bool| {
+            if given && p.game != "bawo" {
+                Err(InputError::new(format!(
+                    "{flag} applies to --game bawo only"
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        bawo_only("--n", p.n.is_some())?;
+        bawo_only("--lap-cap", p.lap_cap.is_some())?;
+        match p.game.as_str() {
+            "bawo" => {
+                let n = p
+                    .n
+                    .ok_or_else(|| InputError::new("--game bawo needs --n (half-width, 1..=8)"))?;
+                let lap_cap = p
+                    .lap_cap
+                    .ok_or_else(|| InputError::new("--game bawo needs --lap-cap (at least 1)"))?;
+                let rules = bawo::BawoRules::parse(p.rules.as_deref().unwrap_or(""))?;
+                Ok(AnyGame::Bawo(bawo::Bawo::new(n, lap_cap, rules)?))
+            }
+            other => Err(InputError::new(format!(
+                "unknown game '{other}' (known: bawo)"
+            ))),
+        }
+    }
+
+    /// Rebuilds a game from its [`Game::descriptor`] line.
+    pub fn from_descriptor(line: &str) -> Result<AnyGame, InputError> {
+        let mut words = line.split_whitespace();
+        let name = words
+            .next()
+            .ok_or_else(|| InputError::new("empty game descriptor"))?;
+        let mut p = GameParams {
+            game: name.to_string(),
+            ..Default::default()
+        };
+        let mut rules = Vec::new();
+        for w in words {
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| InputError::new(format!("bad descriptor word '{w}'")))?;
+            let num = || {
+                v.parse::<u64>()
+                    .map_err(|_| InputError::new(format!("bad number in descriptor: '{w}'")))
+            };
+            match k {
+                "n" => p.n = Some(num()? as u32),
+                "lap-cap" => p.lap_cap = Some(num()?),
+                _ => rules.push(w.to_string()),
+            }
+        }
+        p.rules = Some(rules.join(","));
+        let g = AnyGame::from_params(&p)?;
+        let back = with_game!(&g, g => g.descriptor());
+        if back != line {
+            return Err(InputError::new(format!(
+                "descriptor '{line}' is not canonical (expected '{back}')"
+            )));
+        }
+        Ok(g)
+    }
+
+    pub fn descriptor(&self) -> String {
+        with_game!(self, g => g.descriptor())
+    }
+
+    pub fn name(&self) -> &'static str {
+        with_game!(self, g => g.name())
+    }
+}
+
+/// Splits `key=value,key=value` rule text, refusing words without `=`.
+pub fn rule_pairs(text: &str) -> Result<Vec<(&str, &str)>, InputError> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            w.split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| InputError::new(format!("rule option '{w}' is not key=value")))
+        })
+        .collect()
+}

@@ -1,0 +1,77 @@
+//! Files of a run directory: atomic writes, checksums, tier tables and the manifest.
+//!
+//! | item                 | role                                                          |
+//! |----------------------|---------------------------------------------------------------|
+//! | [`write_atomic`]     | temp name, write, fsync, rename, fsync the directory           |
+//! | [`table`]            | raw tier tables (header + little-endian `u16` entries), mapped  |
+//! | [`manifest`]         | what the directory holds and what is complete                   |
+
+pub mod manifest;
+pub mod table;
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Writes a file so that it is either absent or complete: the bytes go to a temporary name in
+/// the same directory, are synced, and the file is renamed into place; the directory is synced
+/// so the rename survives a crash.
+pub fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<u64> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Internal(format!("no file name in {}", path.display())))?;
+    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
+    let io = |e| Error::io(&tmp, e);
+    let file = File::create(&tmp).map_err(io)?;
+    let mut w = CountingWriter {
+        inner: BufWriter::with_capacity(1 << 20, file),
+        bytes: 0,
+    };
+    write(&mut w).map_err(io)?;
+    w.inner.flush().map_err(io)?;
+    let file = w.inner.into_inner().map_err(|e| io(e.into_error()))?;
+    file.sync_all().map_err(io)?;
+    drop(file);
+    fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+    sync_dir(dir)?;
+    Ok(w.bytes)
+}
+
+/// Makes a rename in `dir` durable.
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    let d = File::open(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    })
+    .map_err(|e| Error::io(dir, e))?;
+    d.sync_all().map_err(|e| Error::io(dir, e))
+}
+
+struct CountingWriter<W> {
+    inner: W,
+    bytes: u64,
+}
+
+impl<W: Write> Write for CountingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// 64-bit fingerprint of a game descriptor, recorded in every file of a run.
+pub fn fingerprint(descriptor: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(descriptor.as_bytes())
+}

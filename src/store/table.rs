@@ -1,0 +1,194 @@
+//! Raw tier tables: the solver's working copy of each finished tier, memory-mapped for the
+//! random lookups of the tiers above it and for probes.
+//!
+//! Layout (little-endian):
+//!
+//! | offset | size | field                                   |
+//! |--------|------|-----------------------------------------|
+//! | 0      | 8    | magic `BAWOTBL1`                        |
+//! | 8      | 4    | format version ([`VERSION`])            |
+//! | 12     | 4    | tier id                                 |
+//! | 16     | 8    | number of positions                     |
+//! | 24     | 8    | game fingerprint (xxh3 of the descriptor)|
+//! | 32     | 8    | xxh3-64 of the entry bytes              |
+//! | 40     | 24   | zero                                    |
+//! | 64     | 2·N  | one [`crate::value::Entry`] per position |
+
+use std::fs::File;
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::solve::tables::TableData;
+
+pub const MAGIC: &[u8; 8] = b"BAWOTBL1";
+pub const VERSION: u32 = 1;
+pub const HEADER: usize = 64;
+
+/// What a table file's header says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TableHeader {
+    pub tier: u32,
+    pub states: u64,
+    pub fingerprint: u64,
+    pub checksum: u64,
+}
+
+fn entry_bytes(entries: &[u16]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: any u16 slice is a valid byte slice of twice the length.
+        std::borrow::Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(entries.as_ptr() as *const u8, entries.len() * 2)
+        })
+    } else {
+        std::borrow::Cow::Owned(entries.iter().flat_map(|e| e.to_le_bytes()).collect())
+    }
+}
+
+/// Checksum of a tier's entries as stored.
+pub fn checksum(entries: &[u16]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(&entry_bytes(entries))
+}
+
+/// Writes a table atomically; returns its header and the bytes written.
+pub fn write_table(
+    path: &Path,
+    tier: u32,
+    fingerprint: u64,
+    entries: &[u16],
+) -> Result<(TableHeader, u64)> {
+    let bytes = entry_bytes(entries);
+    let header = TableHeader {
+        tier,
+        states: entries.len() as u64,
+        fingerprint,
+        checksum: xxhash_rust::xxh3::xxh3_64(&bytes),
+    };
+    let written = super::write_atomic(path, |w: &mut dyn Write| {
+        w.write_all(&encode_header(&header))?;
+        w.write_all(&bytes)
+    })?;
+    Ok((header, written))
+}
+
+fn encode_header(h: &TableHeader) -> [u8; HEADER] {
+    let mut b = [0u8; HEADER];
+    b[0..8].copy_from_slice(MAGIC);
+    b[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    b[12..16].copy_from_slice(&h.tier.to_le_bytes());
+    b[16..24].copy_from_slice(&h.states.to_le_bytes());
+    b[24..32].copy_from_slice(&h.fingerprint.to_le_bytes());
+    b[32..40].copy_from_slice(&h.checksum.to_le_bytes());
+    b
+}
+
+fn decode_header(path: &Path, b: &[u8]) -> Result<TableHeader> {
+    if b.len() < HEADER {
+        return Err(Error::corrupt(path, "shorter than a table header"));
+    }
+    if &b[0..8] != MAGIC {
+        return Err(Error::corrupt(path, "not a bawo tier table (bad magic)"));
+    }
+    let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    let version = u32_at(8);
+    if version != VERSION {
+        return Err(Error::Mismatch(format!(
+            "{}: table format version {version}, this program reads version {VERSION}",
+            path.display()
+        )));
+    }
+    Ok(TableHeader {
+        tier: u32_at(12),
+        states: u64_at(16),
+        fingerprint: u64_at(24),
+        checksum: u64_at(32),
+    })
+}
+
+/// Opens and maps a table, checking its header against what the caller expects and, with
+/// `verify`, the checksum of every entry.
+pub fn open_table(
+    path: &Path,
+    tier: u32,
+    states: u64,
+    fingerprint: u64,
+    verify: bool,
+) -> Result<(TableHeader, TableData)> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    // SAFETY: the run directory is ours; tables are only replaced by rename, never modified
+    // in place, so the mapped bytes do not change under us.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    let h = decode_header(path, &map)?;
+    if h.fingerprint != fingerprint {
+        return Err(Error::Mismatch(format!(
+            "{}: table was built for another game, other rules or other parameters",
+            path.display()
+        )));
+    }
+    if h.tier != tier || h.states != states {
+        return Err(Error::corrupt(
+            path,
+            format!(
+                "header says tier {} with {} positions, expected tier {tier} with {states}",
+                h.tier, h.states
+            ),
+        ));
+    }
+    let expected_len = HEADER as u64 + 2 * states;
+    if map.len() as u64 != expected_len {
+        return Err(Error::corrupt(
+            path,
+            format!("{} bytes, expected {expected_len} (truncated?)", map.len()),
+        ));
+    }
+    if verify && xxhash_rust::xxh3::xxh3_64(&map[HEADER..]) != h.checksum {
+        return Err(Error::corrupt(path, "entry checksum does not match"));
+    }
+    let data = if cfg!(target_endian = "little") {
+        TableData::Mapped {
+            map,
+            offset: HEADER,
+        }
+    } else {
+        TableData::Owned(
+            map[HEADER..]
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                .collect(),
+        )
+    };
+    Ok((h, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_round_trip_and_catch_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tbl");
+        let entries: Vec<u16> = (0..1000u16).map(|i| i.wrapping_mul(37)).collect();
+        write_table(&path, 3, 99, &entries).unwrap();
+        let (_, data) = open_table(&path, 3, 1000, 99, true).unwrap();
+        assert_eq!(data.entries(), &entries[..]);
+        assert!(matches!(
+            open_table(&path, 3, 1000, 98, true),
+            Err(Error::Mismatch(_))
+        ));
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER + 10] ^= 1;
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            open_table(&path, 3, 1000, 99, true),
+            Err(Error::Corrupt { .. })
+        ));
+        bytes.truncate(bytes.len() - 2);
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(matches!(
+            open_table(&path, 3, 1000, 99, false),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+}
