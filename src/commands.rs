@@ -359,6 +359,9 @@ struct MoveJson {
     /// Set when playing the move loses at once (no board follows).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     mover_loses: bool,
+    /// Game-specific fields of the resulting position (Bao: hands, houses).
+    #[serde(flatten)]
+    extra: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(serde::Serialize)]
@@ -381,6 +384,7 @@ fn cmd_moves(a: MovesArgs) -> Result<()> {
                     captured: m.captured,
                     discarded: m.discarded,
                     mover_loses: false,
+                    extra: g.position_fields(q),
                 },
                 MoveOutcome::MoverLoses => MoveJson {
                     label: m.label.clone(),
@@ -389,6 +393,7 @@ fn cmd_moves(a: MovesArgs) -> Result<()> {
                     captured: m.captured,
                     discarded: m.discarded,
                     mover_loses: true,
+                    extra: serde_json::Map::new(),
                 },
             })
             .collect();

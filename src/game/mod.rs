@@ -144,6 +144,12 @@ pub trait Game: Send + Sync + Sized {
     /// A multi-line drawing of the board for people.
     fn render(&self, pos: &Self::Position) -> String;
 
+    /// Game-specific fields of a position beyond board and side to move (Bao: hands, houses),
+    /// added to the JSON objects that describe positions.
+    fn position_fields(&self, _pos: &Self::Position) -> serde_json::Map<String, serde_json::Value> {
+        serde_json::Map::new()
+    }
+
     /// The game's opening position, if it has a standard one (`--start`).
     fn start_position(&self) -> Option<Self::Position> {
         None
