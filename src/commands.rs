@@ -13,7 +13,6 @@ use bawo::game::{AnyGame, Game, GameParams, MoveOutcome, PositionSpec, Side};
 use bawo::progress::{human_bytes, Reporter};
 use bawo::solve::reach::reach;
 use bawo::solve::run::{solve, SolveConfig, Summary};
-use bawo::solve::TierOptions;
 use bawo::with_game;
 
 #[derive(Parser, Debug)]
@@ -49,6 +48,9 @@ pub struct GameArgs {
     /// Game: bawo.
     #[arg(long, default_value = "bawo")]
     pub game: String,
+    /// Set when --game was typed (not defaulted); filled in by `run`.
+    #[arg(skip)]
+    pub game_typed: bool,
     /// Bawo half-width n (4n pits), 1..=8.
     #[arg(long)]
     pub n: Option<u32>,
@@ -61,6 +63,10 @@ pub struct GameArgs {
 }
 
 impl GameArgs {
+    fn game_given(&self) -> bool {
+        self.game_typed
+    }
+
     fn params(&self) -> GameParams {
         GameParams {
             game: self.game.clone(),
@@ -134,9 +140,29 @@ pub struct SolveArgs {
     /// No progress bars or log lines.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Solve again even if --out already holds this finished solve.
-    #[arg(long)]
+    /// Discard whatever --out holds (finished or not) and solve again.
+    #[arg(long, conflicts_with = "resume")]
     pub force: bool,
+    /// Continue the unfinished run in --out; game, rules and parameters come from its
+    /// manifest (flags given must agree). Also extends a finished solve to more --seeds.
+    #[arg(long)]
+    pub resume: bool,
+    /// Memory budget, e.g. 1G or 512M: tiers larger than it are solved out of core
+    /// [default: half of physical memory].
+    #[arg(long)]
+    pub mem: Option<String>,
+    /// Directory for the work files of the tier in progress [default: OUT/work].
+    #[arg(long)]
+    pub tmp: Option<PathBuf>,
+    /// Least seconds between checkpoints inside a tier (0: at every block, range and level).
+    #[arg(long = "checkpoint-secs", default_value_t = 60)]
+    pub checkpoint_secs: u64,
+    /// Positions per range as a power of two, overriding the plan from --mem (testing aid).
+    #[arg(long = "range-bits", hide = true)]
+    pub range_bits: Option<u32>,
+    /// Print each tier's phase timings on standard error at the end.
+    #[arg(long)]
+    pub timings: bool,
 }
 
 #[derive(Args, Debug)]
@@ -186,6 +212,10 @@ pub struct BenchPassArgs {
 }
 
 pub fn run(cli: Cli) -> Result<()> {
+    let mut cli = cli;
+    if let Command::Solve(a) = &mut cli.command {
+        a.game.game_typed = std::env::args().any(|w| w == "--game" || w.starts_with("--game="));
+    }
     match cli.command {
         Command::Solve(a) => cmd_solve(a),
         Command::Reach(a) => cmd_reach(a),
@@ -226,22 +256,86 @@ fn default_out(descriptor: &str, seeds: u32) -> PathBuf {
 }
 
 fn cmd_solve(a: SolveArgs) -> Result<()> {
-    let mut params = a.game.params();
-    if params.game == "bawo" {
-        // The defaults of the README's first command: a small instance solved in seconds.
-        params.n.get_or_insert(3);
-        params.lap_cap.get_or_insert(64);
+    let usage = |m: String| Error::Input(bawo::game::InputError::new(m));
+    let given = a.game.params();
+    let (game, seeds, out) = if a.resume {
+        // The run directory says what is being solved; flags given must agree with it.
+        let out = a
+            .out
+            .clone()
+            .ok_or_else(|| usage("--resume needs --out DIR (the run to continue)".into()))?;
+        let m = bawo::store::manifest::Manifest::load(&out)?.ok_or_else(|| {
+            Error::Missing(format!("nothing to resume: {} holds no run", out.display()))
+        })?;
+        let mut p = GameParams::from_descriptor(&m.game)?;
+        if given.game != p.game && a.game.game_given() {
+            return Err(Error::Mismatch(format!(
+                "{} holds a run of {}, not {}",
+                out.display(),
+                p.game,
+                given.game
+            )));
+        }
+        p.n = given.n.or(p.n);
+        p.lap_cap = given.lap_cap.or(p.lap_cap);
+        if given.rules.is_some() {
+            let stored = AnyGame::from_params(&p)?;
+            p.rules = given.rules.clone();
+            let asked = AnyGame::from_params(&p)?;
+            if asked.descriptor() != stored.descriptor() {
+                return Err(Error::Mismatch(format!(
+                    "{} holds a run of '{}', not '{}'",
+                    out.display(),
+                    stored.descriptor(),
+                    asked.descriptor()
+                )));
+            }
+        }
+        let game = AnyGame::from_params(&p)?;
+        if game.descriptor() != m.game {
+            return Err(Error::Mismatch(format!(
+                "{} holds a run of '{}', not '{}'",
+                out.display(),
+                m.game,
+                game.descriptor()
+            )));
+        }
+        (game, a.seeds.unwrap_or(m.seeds), out)
+    } else {
+        let mut params = given;
+        if params.game == "bawo" {
+            // The defaults of the README's first command: a small instance solved in seconds.
+            params.n.get_or_insert(3);
+            params.lap_cap.get_or_insert(64);
+        }
+        let game = AnyGame::from_params(&params)?;
+        let seeds = a.seeds.unwrap_or(12);
+        let out = a
+            .out
+            .clone()
+            .unwrap_or_else(|| default_out(&game.descriptor(), seeds));
+        (game, seeds, out)
+    };
+    let budget = match &a.mem {
+        Some(m) => bawo::solve::budget::parse_size(m)?,
+        None => bawo::solve::budget::default_budget(),
+    };
+    if let Some(b) = a.range_bits {
+        if !(1..=bawo::solve::budget::MAX_RANGE_BITS).contains(&b) {
+            return Err(usage(format!(
+                "--range-bits must be between 1 and {}",
+                bawo::solve::budget::MAX_RANGE_BITS
+            )));
+        }
     }
-    let game = AnyGame::from_params(&params)?;
-    let seeds = a.seeds.unwrap_or(12);
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out(&game.descriptor(), seeds));
     let cfg = SolveConfig {
         seeds,
         out: out.clone(),
-        tier: TierOptions::default(),
+        tmp: a.tmp.clone(),
+        budget,
+        range_bits: a.range_bits,
+        checkpoint_every: std::time::Duration::from_secs(a.checkpoint_secs),
+        resume: a.resume,
         force: a.force,
     };
     let reporter = Reporter::new(a.quiet);
@@ -250,6 +344,20 @@ fn cmd_solve(a: SolveArgs) -> Result<()> {
         || with_game!(&game, g => solve(g, &cfg, &reporter)),
     )??;
     reporter.finish();
+    if a.timings {
+        for (tier, t) in &report.timings {
+            eprintln!(
+                "tier {tier:>3}: successors {:.3}s  predecessors {:.3}s  attractor {:.3}s ({} levels)  finish {:.3}s  edges {}  ranges {}",
+                t.successors.as_secs_f64(),
+                t.predecessors.as_secs_f64(),
+                t.attractor.as_secs_f64(),
+                t.levels,
+                t.finish.as_secs_f64(),
+                t.in_tier_edges,
+                t.ranges
+            );
+        }
+    }
     if a.json {
         print_json(&report.summary);
         return Ok(());
@@ -461,7 +569,7 @@ fn bare_pass<G: Game>(g: &G, seeds: u32) -> Result<(u64, u64, f64)> {
     let mut successors = 0u64;
     for t in tiers {
         let size = g.tier_size(t)?;
-        let chunk = bawo::solve::tier::PASS_CHUNK as u64;
+        let chunk = bawo::solve::pass::PASS_CHUNK as u64;
         let n = size.div_ceil(chunk);
         successors += (0..n)
             .into_par_iter()

@@ -109,16 +109,18 @@ impl Reporter {
 }
 
 impl TierProgress for Reporter {
-    fn pass_advanced(&self, positions: u64) {
-        self.inc(positions);
+    fn phase(&self, name: &str, total: u64, done: u64) {
+        let (tier, _) = *self.tier.lock().expect("progress lock");
+        if total == 0 {
+            self.start_spinner(format!("tier {tier}: {name}"));
+        } else {
+            self.start_bar(total, format!("tier {tier}: {name}"));
+            self.inc(done);
+        }
     }
 
-    fn phase(&self, name: &str) {
-        let (tier, states) = *self.tier.lock().expect("progress lock");
-        match name {
-            "successors" => self.start_bar(states, format!("tier {tier}: successors")),
-            other => self.start_spinner(format!("tier {tier}: {other}")),
-        }
+    fn advance(&self, units: u64) {
+        self.inc(units);
     }
 
     fn level_done(&self, level: u32, decided: u64) {

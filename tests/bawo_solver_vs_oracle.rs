@@ -11,7 +11,6 @@ use bawo::game::bawo::{Bawo, BawoRules};
 use bawo::game::{Game, Side};
 use bawo::solve::run::{solve, SolveConfig};
 use bawo::solve::tier::Silent;
-use bawo::solve::TierOptions;
 use bawo::Value;
 use common::bawo_oracle::{OPos, Oracle};
 use common::{solve_by_rounds, OValue};
@@ -30,12 +29,8 @@ fn solve_with_threads(
     range_bits: u32,
 ) -> (tempfile::TempDir, Database) {
     let dir = tempfile::tempdir().unwrap();
-    let cfg = SolveConfig {
-        seeds,
-        out: dir.path().to_path_buf(),
-        tier: TierOptions { range_bits },
-        force: false,
-    };
+    let mut cfg = SolveConfig::new(seeds, dir.path());
+    cfg.range_bits = Some(range_bits);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -59,9 +54,13 @@ fn check(n: u32, seeds: u32, lap_cap: u64, rules: &str, threads: &[usize]) {
     );
     let expected = oracle_values(&o, seeds);
     let game = Bawo::new(n, lap_cap, BawoRules::parse(rules).unwrap()).unwrap();
-    for &t in threads {
-        // Small ranges so that even tiny tiers have several predecessor ranges.
-        let (_dir, db) = solve_with_threads(&game, seeds, t, 4);
+    // Ranges of a quarter of the largest tier, so the largest tiers are solved out of core in
+    // several ranges (and the smaller ones in one), alternating with thread counts.
+    let largest = game.tier_size(seeds).unwrap();
+    let quarter = (64 - (largest / 4).max(1).leading_zeros()).max(2);
+    for (k, &t) in threads.iter().enumerate() {
+        let bits = if k % 2 == 0 { quarter } else { 30 };
+        let (_dir, db) = solve_with_threads(&game, seeds, t, bits);
         let mut per_tier: HashMap<u32, [u64; 3]> = HashMap::new();
         for (pos, want) in &expected {
             let counts: Vec<u8> = pos.0.iter().map(|&c| c as u8).collect();

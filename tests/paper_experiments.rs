@@ -4,7 +4,6 @@ use bawo::game::bawo::{Bawo, BawoRules};
 use bawo::game::{Game, MoveOutcome, Side};
 use bawo::solve::run::{solve, SolveConfig};
 use bawo::solve::tier::Silent;
-use bawo::solve::TierOptions;
 use bawo::{db::Database, Value};
 
 /// Experiment 3: n = 4, L = 6, 11 seeds, one pit of 10. A lifts the 10, drops six (pits 1..=6),
@@ -40,12 +39,7 @@ fn experiment_3_truncation_keeps_7_of_11() {
 fn experiment_4_singletons_are_a_terminal_loss() {
     let g = Bawo::new(2, 16, BawoRules::default()).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let cfg = SolveConfig {
-        seeds: 8,
-        out: dir.path().to_path_buf(),
-        tier: TierOptions::default(),
-        force: false,
-    };
+    let cfg = SolveConfig::new(8, dir.path());
     solve(&g, &cfg, &Silent).unwrap();
     let db = Database::open(dir.path()).unwrap();
     for side in [Side::A, Side::B] {

@@ -181,6 +181,37 @@ pub struct GameParams {
     pub rules: Option<String>,
 }
 
+impl GameParams {
+    /// The parameters a [`Game::descriptor`] line records.
+    pub fn from_descriptor(line: &str) -> Result<GameParams, InputError> {
+        let mut words = line.split_whitespace();
+        let name = words
+            .next()
+            .ok_or_else(|| InputError::new("empty game descriptor"))?;
+        let mut p = GameParams {
+            game: name.to_string(),
+            ..Default::default()
+        };
+        let mut rules = Vec::new();
+        for w in words {
+            let (k, v) = w
+                .split_once('=')
+                .ok_or_else(|| InputError::new(format!("bad descriptor word '{w}'")))?;
+            let num = || {
+                v.parse::<u64>()
+                    .map_err(|_| InputError::new(format!("bad number in descriptor: '{w}'")))
+            };
+            match k {
+                "n" => p.n = Some(num()? as u32),
+                "lap-cap" => p.lap_cap = Some(num()?),
+                _ => rules.push(w.to_string()),
+            }
+        }
+        p.rules = Some(rules.join(","));
+        Ok(p)
+    }
+}
+
 impl AnyGame {
     /// Builds a game from command-line parameters, refusing unknown names, missing or
     /// impossible parameters and unknown rule options.
@@ -215,31 +246,7 @@ impl AnyGame {
 
     /// Rebuilds a game from its [`Game::descriptor`] line.
     pub fn from_descriptor(line: &str) -> Result<AnyGame, InputError> {
-        let mut words = line.split_whitespace();
-        let name = words
-            .next()
-            .ok_or_else(|| InputError::new("empty game descriptor"))?;
-        let mut p = GameParams {
-            game: name.to_string(),
-            ..Default::default()
-        };
-        let mut rules = Vec::new();
-        for w in words {
-            let (k, v) = w
-                .split_once('=')
-                .ok_or_else(|| InputError::new(format!("bad descriptor word '{w}'")))?;
-            let num = || {
-                v.parse::<u64>()
-                    .map_err(|_| InputError::new(format!("bad number in descriptor: '{w}'")))
-            };
-            match k {
-                "n" => p.n = Some(num()? as u32),
-                "lap-cap" => p.lap_cap = Some(num()?),
-                _ => rules.push(w.to_string()),
-            }
-        }
-        p.rules = Some(rules.join(","));
-        let g = AnyGame::from_params(&p)?;
+        let g = AnyGame::from_params(&GameParams::from_descriptor(line)?)?;
         let back = with_game!(&g, g => g.descriptor());
         if back != line {
             return Err(InputError::new(format!(

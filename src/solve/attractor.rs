@@ -1,28 +1,197 @@
-//! Level-ordered WIN/LOSS attractor over one tier's in-tier graph.
+//! Level-ordered WIN/LOSS attractor, one level at a time, in two steps that only ever need one
+//! range's data at once.
 //!
 //! Level `d` holds the positions decided with depth `d`. Levels are processed in increasing
-//! order, each completely before the next (a barrier between levels), so a WIN gets its
-//! smallest depth and a LOSS its largest, and the outcome does not depend on thread count or
-//! scheduling: within a level every update commutes.
+//! order, each completely before the next, so a WIN gets its smallest depth and a LOSS its
+//! largest, and the outcome does not depend on thread count or scheduling: within a level every
+//! update commutes.
 //!
-//! Propagating a decided position `f` at level `d` to each predecessor `p`:
-//! - `f` is a LOSS (for its mover): `p` wins with depth `d + 1`, unless already decided or
-//!   already known to win at most as fast through a lower tier.
-//! - `f` is a WIN: `p` loses one open option (its counter); at zero, an `OPEN` `p` loses with
-//!   depth `max(d + 1, floor)` (its slowest loss, counting lower-tier successors). A loss
-//!   deeper than `d + 1` is decided now and propagated when its level comes.
+//! 1. [`emit`]: for the positions due at level `d` in one range, read their cells and their
+//!    predecessor lists and produce messages, bucketed by the predecessor's range:
+//!    [`MSG_LOSS`] (a successor lost: the predecessor wins with depth `d + 1`), [`MSG_WIN`]
+//!    (a successor won: one option fewer), and [`MSG_SETTLE`] for a position known to win
+//!    through a lower tier whose level has come.
+//! 2. [`apply`]: for one range, apply its messages to its cells. A predecessor whose options
+//!    are all wins loses with depth `max(d + 1, floor)` (its slowest loss, counting lower-tier
+//!    successors); a loss deeper than `d + 1` is decided now and queued for its own level.
 //!
-//! Positions still undecided at the end are draws.
+//! Positions still undecided when no level has work left are draws. Messages carry a
+//! range-local index in their low 30 bits.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
 use super::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
-use super::graph::PredGraph;
+use super::graph::PredView;
 use crate::value::MAX_DEPTH;
 
-/// Positions to look at when the attractor reaches each level.
+pub const LOCAL_MASK: u32 = (1 << 30) - 1;
+pub const KIND_MASK: u32 = !LOCAL_MASK;
+/// A successor was decided WIN for its mover: the predecessor loses an option.
+pub const MSG_WIN: u32 = 0;
+/// A successor was decided LOSS for its mover: the predecessor wins.
+pub const MSG_LOSS: u32 = 1 << 30;
+/// The position itself: a known win whose level has come.
+pub const MSG_SETTLE: u32 = 2 << 30;
+
+/// A depth beyond what entries can store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DepthOverflow;
+
+/// Views working cells as atomics.
+///
+/// # Safety
+/// `bytes` must be 4-byte aligned and not accessed through any other reference while the
+/// returned slice lives.
+pub unsafe fn cells_of(bytes: &mut [u8]) -> &[AtomicU32] {
+    assert_eq!(
+        bytes.as_ptr() as usize % 4,
+        0,
+        "cells must be 4-byte aligned"
+    );
+    std::slice::from_raw_parts(bytes.as_mut_ptr() as *const AtomicU32, bytes.len() / 4)
+}
+
+const CHUNK: usize = 4096;
+
+/// Step 1 for one range: the messages of its positions due at `level`, as
+/// `(target range, message)` batches per worker. `range_base` is the range's first index.
+pub fn emit(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds: &PredView<'_>,
+    level: u32,
+    range_bits: u32,
+    range_of_self: usize,
+    ranges: usize,
+) -> Vec<Vec<u32>> {
+    let local_mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1) & LOCAL_MASK;
+    due.par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut out: Vec<Vec<u32>> = vec![Vec::new(); ranges];
+            for &f in chunk {
+                let c = cells[f as usize].load(Ordering::Relaxed);
+                let kind = match cell::tag(c) {
+                    KNOWN_WIN => {
+                        debug_assert_eq!(cell::depth(c), level);
+                        out[range_of_self].push(f | MSG_SETTLE);
+                        MSG_WIN
+                    }
+                    WIN if cell::depth(c) == level => MSG_WIN,
+                    LOSS if cell::depth(c) == level => MSG_LOSS,
+                    // Decided earlier (a known win beaten in its own tier).
+                    _ => continue,
+                };
+                for &p in preds.preds(f as usize) {
+                    let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
+                    out[r].push((p & local_mask) | kind);
+                }
+            }
+            out
+        })
+        .reduce(
+            || vec![Vec::new(); ranges],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    if x.is_empty() {
+                        *x = y;
+                    } else {
+                        x.extend(y);
+                    }
+                }
+                a
+            },
+        )
+}
+
+/// Step 2 for one range: applies `msgs` to `cells`; returns the positions decided here as
+/// `(level to propagate at, local index)`.
+pub fn apply(
+    cells: &[AtomicU32],
+    msgs: &[u32],
+    level: u32,
+) -> Result<Vec<(u32, u32)>, DepthOverflow> {
+    let overflow = AtomicBool::new(false);
+    let decided = msgs
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut decided = Vec::new();
+            for &m in chunk {
+                let p = m & LOCAL_MASK;
+                let c = &cells[p as usize];
+                match m & KIND_MASK {
+                    MSG_SETTLE => {
+                        let v = c.load(Ordering::Relaxed);
+                        if cell::tag(v) == KNOWN_WIN {
+                            // No other message of this level can change a known win of this
+                            // depth, so a plain store is safe.
+                            c.store(cell::retag(v, WIN, level), Ordering::Relaxed);
+                        }
+                    }
+                    MSG_LOSS => {
+                        let d = level + 1;
+                        let mut v = c.load(Ordering::Relaxed);
+                        loop {
+                            let t = cell::tag(v);
+                            let improves = t == OPEN
+                                || t == OPEN_NO_LOSS
+                                || (t == KNOWN_WIN && cell::depth(v) > d);
+                            if !improves {
+                                break;
+                            }
+                            if d > MAX_DEPTH {
+                                overflow.store(true, Ordering::Relaxed);
+                                break;
+                            }
+                            match c.compare_exchange_weak(
+                                v,
+                                cell::retag(v, WIN, d),
+                                Ordering::Relaxed,
+                                Ordering::Relaxed,
+                            ) {
+                                Ok(_) => {
+                                    decided.push((d, p));
+                                    break;
+                                }
+                                Err(now) => v = now,
+                            }
+                        }
+                    }
+                    _ => {
+                        let prev = c.fetch_sub(COUNTER_ONE, Ordering::Relaxed);
+                        if cell::tag(prev) == OPEN && cell::counter(prev) == 1 {
+                            // Every in-tier option wins for the opponent: this position loses,
+                            // as slowly as it can. Nothing else can reach it any more: its
+                            // counter is zero and no in-tier successor is undecided.
+                            let depth = (level + 1).max(cell::depth(prev));
+                            if depth > MAX_DEPTH {
+                                overflow.store(true, Ordering::Relaxed);
+                                continue;
+                            }
+                            c.store(
+                                cell::retag(prev - COUNTER_ONE, LOSS, depth),
+                                Ordering::Relaxed,
+                            );
+                            decided.push((depth, p));
+                        }
+                    }
+                }
+            }
+            decided
+        })
+        .reduce(Vec::new, |mut a, b| {
+            a.extend(b);
+            a
+        });
+    if overflow.load(Ordering::Relaxed) {
+        return Err(DepthOverflow);
+    }
+    Ok(decided)
+}
+
+/// Positions to look at when the attractor reaches each level (in-memory form, for graphs
+/// that fit in memory such as `reach`).
 #[derive(Default, Debug)]
 pub struct LevelQueue {
     levels: Vec<Vec<u32>>,
@@ -37,180 +206,36 @@ impl LevelQueue {
         self.levels[l].push(index);
     }
 
-    fn take(&mut self, level: u32) -> Vec<u32> {
+    pub fn take(&mut self, level: u32) -> Vec<u32> {
         self.levels
             .get_mut(level as usize)
             .map(std::mem::take)
             .unwrap_or_default()
     }
 
-    fn any_after(&self, level: u32) -> bool {
+    /// Whether any level at or after `level` has work.
+    pub fn any_from(&self, level: u32) -> bool {
         self.levels
             .iter()
-            .skip(level as usize + 1)
+            .skip(level as usize)
             .any(|v| !v.is_empty())
     }
-
-    pub fn len(&self) -> usize {
-        self.levels.iter().map(Vec::len).sum()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
-/// A depth beyond what entries can store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DepthOverflow;
-
-/// Work the attractor did, for reports.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct AttractorStats {
-    pub levels: u32,
-    pub propagated: u64,
-}
-
-const CHUNK: usize = 2048;
-
-/// Runs the attractor to its fixed point. `on_level(level, decided_so_far)` is called after
-/// each level for progress reports.
-pub fn attract(
+/// Runs the attractor on a graph held entirely in memory (one range).
+pub fn attract_in_memory(
     cells: &[AtomicU32],
-    preds: &PredGraph,
+    preds: &PredView<'_>,
     mut queue: LevelQueue,
-    mut on_level: impl FnMut(u32, u64),
-) -> Result<AttractorStats, DepthOverflow> {
-    let overflow = AtomicBool::new(false);
-    let mut frontier: Vec<u32> = Vec::new();
-    let mut stats = AttractorStats::default();
-    let mut level: u32 = 0;
-    loop {
-        let pending = queue.take(level);
-        if frontier.is_empty() && pending.is_empty() && !queue.any_after(level) {
-            break;
-        }
-        // Queued positions whose level has come: known wins are decided now; positions decided
-        // earlier at exactly this depth are propagated now.
-        let due: Vec<u32> = pending
-            .into_par_iter()
-            .filter(|&s| settle(&cells[s as usize], level))
-            .collect();
-        frontier.extend(due);
-        stats.propagated += frontier.len() as u64;
-
-        let (next, deferred) = frontier
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut next = Vec::new();
-                let mut deferred = Vec::new();
-                for &f in chunk {
-                    propagate(cells, preds, f, level, &mut next, &mut deferred, &overflow);
-                }
-                (next, deferred)
-            })
-            .reduce(
-                || (Vec::new(), Vec::new()),
-                |mut a, b| {
-                    a.0.extend(b.0);
-                    a.1.extend(b.1);
-                    a
-                },
-            );
-        if overflow.load(Ordering::Relaxed) {
-            return Err(DepthOverflow);
-        }
-        for (d, p) in deferred {
+) -> Result<u32, DepthOverflow> {
+    let mut level = 0;
+    while queue.any_from(level) {
+        let due = queue.take(level);
+        let msgs = emit(cells, &due, preds, level, 32, 0, 1);
+        for (d, p) in apply(cells, &msgs[0], level)? {
             queue.push(d, p);
         }
-        frontier = next;
         level += 1;
-        on_level(level, stats.propagated);
     }
-    stats.levels = level;
-    Ok(stats)
-}
-
-/// Decides a queued position at its level; true when it is to be propagated now.
-fn settle(c: &AtomicU32, level: u32) -> bool {
-    let v = c.load(Ordering::Relaxed);
-    match cell::tag(v) {
-        KNOWN_WIN => {
-            debug_assert_eq!(cell::depth(v), level);
-            // Nothing else writes this cell during settling.
-            c.store(cell::retag(v, WIN, level), Ordering::Relaxed);
-            true
-        }
-        WIN | LOSS => cell::depth(v) == level,
-        _ => false,
-    }
-}
-
-#[inline]
-fn propagate(
-    cells: &[AtomicU32],
-    preds: &PredGraph,
-    f: u32,
-    level: u32,
-    next: &mut Vec<u32>,
-    deferred: &mut Vec<(u32, u32)>,
-    overflow: &AtomicBool,
-) {
-    let decided = cell::tag(cells[f as usize].load(Ordering::Relaxed));
-    let d = level + 1;
-    if decided == LOSS {
-        for &p in preds.preds(f) {
-            let c = &cells[p as usize];
-            let mut v = c.load(Ordering::Relaxed);
-            loop {
-                let t = cell::tag(v);
-                let improves =
-                    t == OPEN || t == OPEN_NO_LOSS || (t == KNOWN_WIN && cell::depth(v) > d);
-                if !improves {
-                    break;
-                }
-                if d > MAX_DEPTH {
-                    overflow.store(true, Ordering::Relaxed);
-                    return;
-                }
-                match c.compare_exchange_weak(
-                    v,
-                    cell::retag(v, WIN, d),
-                    Ordering::Relaxed,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => {
-                        next.push(p);
-                        break;
-                    }
-                    Err(now) => v = now,
-                }
-            }
-        }
-    } else {
-        debug_assert_eq!(decided, WIN);
-        for &p in preds.preds(f) {
-            let c = &cells[p as usize];
-            let prev = c.fetch_sub(COUNTER_ONE, Ordering::Relaxed);
-            if cell::tag(prev) == OPEN && cell::counter(prev) == 1 {
-                // Every in-tier option wins for the opponent: p loses, as slowly as it can.
-                let depth = d.max(cell::depth(prev));
-                if depth > MAX_DEPTH {
-                    overflow.store(true, Ordering::Relaxed);
-                    return;
-                }
-                // No other update can reach p now: its counter is zero and no in-tier
-                // successor is undecided.
-                c.store(
-                    cell::retag(prev - COUNTER_ONE, LOSS, depth),
-                    Ordering::Relaxed,
-                );
-                if depth == d {
-                    next.push(p);
-                } else {
-                    deferred.push((depth, p));
-                }
-            }
-        }
-    }
+    Ok(level)
 }

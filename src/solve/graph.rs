@@ -1,15 +1,15 @@
-//! The in-tier predecessor graph, built from edges bucketed by target range.
+//! The in-tier predecessor graph, built one range at a time from edges bucketed by target.
 //!
-//! The successor pass emits each in-tier edge `source -> target` once. Scattering those into
-//! one predecessor array would mean random writes across the whole tier, so edges are first
-//! appended sequentially to the bucket of the target's range (`2^range_bits` positions); each
-//! range's predecessor lists are then built on their own by a counting sort whose counters fit
-//! in cache ([`PredGraph::build`]). The same bucketing is what lets an out-of-core run build
-//! one range at a time.
+//! The successor pass appends each in-tier edge `source -> target` to the log of the target's
+//! range, sequentially. Each range's predecessor lists are then built on their own by a
+//! counting sort whose counters cover only that range ([`PredRange::build`]), and stored as one
+//! file: `offsets` (`len + 1` little-endian `u32`) followed by `sources` (`u32`). Nothing ever
+//! scatters randomly across the whole tier.
 
-use std::sync::Mutex;
+use std::io::Write;
+use std::path::Path;
 
-use rayon::prelude::*;
+use crate::error::{Error, Result};
 
 /// An edge in a bucket: the target's offset inside its range (high half) and the source.
 pub type PackedEdge = u64;
@@ -19,85 +19,7 @@ pub fn pack_edge(target_local: u32, source: u32) -> PackedEdge {
     ((target_local as u64) << 32) | source as u64
 }
 
-/// Edges collected per target range, filled concurrently through [`EdgeSink`]s.
-pub struct EdgeBuckets {
-    range_bits: u32,
-    buckets: Vec<Mutex<Vec<PackedEdge>>>,
-}
-
-/// Edges a worker buffers per range before appending them to the shared bucket.
-const SINK_FLUSH: usize = 8192;
-
-impl EdgeBuckets {
-    pub fn new(tier_size: u64, range_bits: u32) -> Self {
-        let ranges = range_count(tier_size, range_bits);
-        EdgeBuckets {
-            range_bits,
-            buckets: (0..ranges).map(|_| Mutex::new(Vec::new())).collect(),
-        }
-    }
-
-    /// A per-worker buffer that appends to these buckets.
-    pub fn sink(&self) -> EdgeSink<'_> {
-        EdgeSink {
-            owner: self,
-            buffers: (0..self.buckets.len()).map(|_| Vec::new()).collect(),
-        }
-    }
-
-    pub fn into_inner(self) -> Vec<Vec<PackedEdge>> {
-        self.buckets
-            .into_iter()
-            .map(|m| m.into_inner().expect("edge bucket lock poisoned"))
-            .collect()
-    }
-}
-
-/// A worker's buffered view of [`EdgeBuckets`]; flushes on drop.
-pub struct EdgeSink<'a> {
-    owner: &'a EdgeBuckets,
-    buffers: Vec<Vec<PackedEdge>>,
-}
-
-impl EdgeSink<'_> {
-    #[inline]
-    pub fn push(&mut self, source: u32, target: u32) {
-        let bits = self.owner.range_bits;
-        let r = (target >> bits) as usize;
-        let local = target & ((1u32 << bits) - 1);
-        let buf = &mut self.buffers[r];
-        buf.push(pack_edge(local, source));
-        if buf.len() >= SINK_FLUSH {
-            self.flush_range(r);
-        }
-    }
-
-    fn flush_range(&mut self, r: usize) {
-        let buf = &mut self.buffers[r];
-        if buf.is_empty() {
-            return;
-        }
-        self.owner.buckets[r]
-            .lock()
-            .expect("edge bucket lock poisoned")
-            .extend_from_slice(buf);
-        buf.clear();
-    }
-}
-
-impl Drop for EdgeSink<'_> {
-    fn drop(&mut self) {
-        for r in 0..self.buffers.len() {
-            self.flush_range(r);
-        }
-    }
-}
-
-pub fn range_count(tier_size: u64, range_bits: u32) -> usize {
-    tier_size.div_ceil(1u64 << range_bits).max(1) as usize
-}
-
-/// Predecessor lists of one range in compressed sparse row form.
+/// Predecessor lists of one range, owned.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
 pub struct PredRange {
     /// `offsets[t]..offsets[t + 1]` indexes `sources` for local target `t`.
@@ -105,13 +27,29 @@ pub struct PredRange {
     pub sources: Vec<u32>,
 }
 
+/// Predecessor lists of one range, borrowed (from a [`PredRange`] or a mapped file).
+#[derive(Clone, Copy, Debug)]
+pub struct PredView<'a> {
+    pub offsets: &'a [u32],
+    pub sources: &'a [u32],
+}
+
+impl PredView<'_> {
+    #[inline]
+    pub fn preds(&self, local: usize) -> &[u32] {
+        &self.sources[self.offsets[local] as usize..self.offsets[local + 1] as usize]
+    }
+}
+
 impl PredRange {
     /// Counting sort of one bucket's edges by local target.
-    pub fn build(len: usize, edges: &[PackedEdge]) -> PredRange {
-        assert!(
-            edges.len() < u32::MAX as usize,
-            "more than 2^32 edges into one range"
-        );
+    pub fn build(len: usize, edges: &[PackedEdge]) -> Result<PredRange> {
+        if edges.len() >= u32::MAX as usize {
+            return Err(Error::Internal(format!(
+                "{} edges into one range; a smaller --mem makes smaller ranges",
+                edges.len()
+            )));
+        }
         let mut offsets = vec![0u32; len + 1];
         for &e in edges {
             offsets[(e >> 32) as usize + 1] += 1;
@@ -126,54 +64,103 @@ impl PredRange {
             sources[fill[t] as usize] = e as u32;
             fill[t] += 1;
         }
-        PredRange { offsets, sources }
+        Ok(PredRange { offsets, sources })
     }
 
-    #[inline]
-    pub fn preds(&self, local: usize) -> &[u32] {
-        &self.sources[self.offsets[local] as usize..self.offsets[local + 1] as usize]
+    pub fn view(&self) -> PredView<'_> {
+        PredView {
+            offsets: &self.offsets,
+            sources: &self.sources,
+        }
+    }
+
+    /// Writes the range to `path` atomically; returns the xxh3-64 of the file's bytes.
+    pub fn write(&self, path: &Path) -> Result<u64> {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let a = u32_bytes(&self.offsets);
+        let b = u32_bytes(&self.sources);
+        hasher.update(&a);
+        hasher.update(&b);
+        crate::store::write_atomic(path, |w: &mut dyn Write| {
+            w.write_all(&a)?;
+            w.write_all(&b)
+        })?;
+        Ok(hasher.digest())
+    }
+}
+
+/// Splits a mapped predecessor file of a range of `len` positions into a view.
+pub fn view_file<'a>(path: &Path, bytes: &'a [u8], len: usize) -> Result<PredView<'a>> {
+    let words = as_u32(path, bytes)?;
+    if words.len() < len + 1 {
+        return Err(Error::corrupt(
+            path,
+            "predecessor file shorter than its offsets",
+        ));
+    }
+    let (offsets, sources) = words.split_at(len + 1);
+    if offsets[len] as usize != sources.len() {
+        return Err(Error::corrupt(
+            path,
+            "predecessor offsets do not match the lists",
+        ));
+    }
+    Ok(PredView { offsets, sources })
+}
+
+/// Native-endian view of little-endian `u32`s (this program stores only little-endian data
+/// and is built for little-endian hosts).
+pub fn as_u32<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u32]> {
+    // SAFETY: every bit pattern is a valid u32; alignment is checked by align_to.
+    let (pre, mid, post) = unsafe { bytes.align_to::<u32>() };
+    if !pre.is_empty() || !post.is_empty() {
+        return Err(Error::corrupt(
+            path,
+            "length or alignment is not a whole number of words",
+        ));
+    }
+    Ok(mid)
+}
+
+/// Native-endian view of little-endian `u64`s.
+pub fn as_u64<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u64]> {
+    // SAFETY: every bit pattern is a valid u64; alignment is checked by align_to.
+    let (pre, mid, post) = unsafe { bytes.align_to::<u64>() };
+    if !pre.is_empty() || !post.is_empty() {
+        return Err(Error::corrupt(
+            path,
+            "length or alignment is not a whole number of edges",
+        ));
+    }
+    Ok(mid)
+}
+
+/// Little-endian bytes of `u32`s.
+pub fn u32_bytes(words: &[u32]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: any u32 slice is a valid byte slice of four times the length.
+        std::borrow::Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(words.as_ptr() as *const u8, words.len() * 4)
+        })
+    } else {
+        std::borrow::Cow::Owned(words.iter().flat_map(|w| w.to_le_bytes()).collect())
     }
 }
 
-/// Predecessor lists of a whole tier, one [`PredRange`] per range.
-pub struct PredGraph {
-    range_bits: u32,
-    ranges: Vec<PredRange>,
-}
-
-impl PredGraph {
-    /// Builds every range from its bucket, ranges in parallel; buckets are freed as they go.
-    pub fn build(tier_size: u64, range_bits: u32, buckets: Vec<Vec<PackedEdge>>) -> PredGraph {
-        let ranges = buckets
-            .into_par_iter()
-            .enumerate()
-            .map(|(r, edges)| {
-                let start = (r as u64) << range_bits;
-                let len = (tier_size - start).min(1u64 << range_bits) as usize;
-                PredRange::build(len, &edges)
-            })
-            .collect();
-        PredGraph { range_bits, ranges }
-    }
-
-    #[inline]
-    pub fn preds(&self, target: u32) -> &[u32] {
-        let r = (target >> self.range_bits) as usize;
-        let local = (target & ((1u32 << self.range_bits) - 1)) as usize;
-        self.ranges[r].preds(local)
-    }
-
-    pub fn edge_count(&self) -> u64 {
-        self.ranges.iter().map(|r| r.sources.len() as u64).sum()
-    }
-
-    pub fn bytes(&self) -> u64 {
-        self.ranges
-            .iter()
-            .map(|r| 4 * (r.offsets.len() + r.sources.len()) as u64)
-            .sum()
+/// Little-endian bytes of `u64`s.
+pub fn u64_bytes(words: &[u64]) -> std::borrow::Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        // SAFETY: any u64 slice is a valid byte slice of eight times the length.
+        std::borrow::Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(words.as_ptr() as *const u8, words.len() * 8)
+        })
+    } else {
+        std::borrow::Cow::Owned(words.iter().flat_map(|w| w.to_le_bytes()).collect())
     }
 }
+
+#[cfg(not(target_endian = "little"))]
+compile_error!("bawo maps its little-endian work files directly and needs a little-endian host");
 
 #[cfg(test)]
 mod tests {
@@ -187,26 +174,29 @@ mod tests {
             pack_edge(2, 12),
             pack_edge(3, 13),
         ];
-        let r = PredRange::build(4, &edges);
-        assert_eq!(r.preds(0), &[11]);
-        assert_eq!(r.preds(1), &[] as &[u32]);
-        assert_eq!(r.preds(2), &[10, 12]);
-        assert_eq!(r.preds(3), &[13]);
+        let r = PredRange::build(4, &edges).unwrap();
+        let v = r.view();
+        assert_eq!(v.preds(0), &[11]);
+        assert_eq!(v.preds(1), &[] as &[u32]);
+        assert_eq!(v.preds(2), &[10, 12]);
+        assert_eq!(v.preds(3), &[13]);
     }
 
     #[test]
-    fn sinks_route_edges_to_their_range() {
-        let buckets = EdgeBuckets::new(100, 4);
-        {
-            let mut s = buckets.sink();
-            s.push(1, 5);
-            s.push(2, 17);
-            s.push(3, 99);
-        }
-        let graph = PredGraph::build(100, 4, buckets.into_inner());
-        assert_eq!(graph.preds(5), &[1]);
-        assert_eq!(graph.preds(17), &[2]);
-        assert_eq!(graph.preds(99), &[3]);
-        assert_eq!(graph.edge_count(), 3);
+    fn ranges_round_trip_through_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("preds");
+        let r = PredRange::build(3, &[pack_edge(1, 7), pack_edge(1, 8)]).unwrap();
+        r.write(&p).unwrap();
+        let bytes = std::fs::read(&p).unwrap();
+        // Re-align through a u32 buffer, as a map would be.
+        let words: Vec<u32> = bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let bytes = u32_bytes(&words);
+        let v = view_file(&p, &bytes, 3).unwrap();
+        assert_eq!(v.preds(1), &[7, 8]);
+        assert!(view_file(&p, &u32_bytes(&words[..2]), 3).is_err());
     }
 }

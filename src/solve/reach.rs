@@ -8,9 +8,9 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::attractor::{attract, LevelQueue};
+use super::attractor::{attract_in_memory, LevelQueue};
 use super::cell::{self, Outlook, MAX_COUNTER};
-use super::graph::{EdgeBuckets, PredGraph};
+use super::graph::{pack_edge, PredRange};
 use crate::error::{Error, Result};
 use crate::game::{Game, MoveOutcome, Side};
 use crate::value::{Entry, Value};
@@ -94,8 +94,11 @@ pub fn reach<G: Game>(
     drop(ids);
 
     let n = positions.len() as u64;
-    let range_bits = 20;
-    let buckets = EdgeBuckets::new(n, range_bits);
+    if n > super::attractor::LOCAL_MASK as u64 {
+        return Err(Error::Limit(format!(
+            "{n} reachable positions are more than one graph can index"
+        )));
+    }
     let mut queue = LevelQueue::default();
     let mut cells = Vec::with_capacity(positions.len());
     for (i, o) in outlooks.iter().enumerate() {
@@ -105,16 +108,17 @@ pub fn reach<G: Game>(
             queue.push(l, i as u32);
         }
     }
-    {
-        let mut sink = buckets.sink();
-        for &(s, t) in &edges {
-            if !cell::is_final(cells[s as usize].load(std::sync::atomic::Ordering::Relaxed)) {
-                sink.push(s, t);
-            }
-        }
-    }
-    let preds = PredGraph::build(n, range_bits, buckets.into_inner());
-    attract(&cells, &preds, queue, |_, _| {}).map_err(|_| Error::DepthOverflow { tier: 0 })?;
+    // Only undecided positions need to hear from their successors.
+    let packed: Vec<u64> = edges
+        .iter()
+        .filter(|&&(s, _)| {
+            !cell::is_final(cells[s as usize].load(std::sync::atomic::Ordering::Relaxed))
+        })
+        .map(|&(s, t)| pack_edge(t, s))
+        .collect();
+    let preds = PredRange::build(positions.len(), &packed)?;
+    attract_in_memory(&cells, &preds.view(), queue)
+        .map_err(|_| Error::DepthOverflow { tier: 0 })?;
     let entries: Vec<Entry> = cells
         .into_iter()
         .map(|c| cell::final_entry(c.into_inner()))

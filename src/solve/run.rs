@@ -1,16 +1,24 @@
-//! Solving every tier of a seed budget into a run directory.
+//! Solving every tier of a seed budget into a run directory, resumably.
+//!
+//! The run directory holds `manifest.json`, one finished table per tier (`tier-KKKK.tbl`), a
+//! `lock` file, and the work files of the tier in progress (under `work/` unless `--tmp` puts
+//! them elsewhere). A run refuses a directory holding another game's solve, refuses to start
+//! over an unfinished run unless told to resume it (`--resume`) or discard it (`--force`), and
+//! resumes by skipping finished tiers and continuing the tier in progress from its checkpoint.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use super::tables::Tables;
-use super::tier::{solve_tier, TierCounts, TierOptions, TierProgress, TierTimings};
+use super::tables::{TableData, Tables};
+use super::tier::{
+    solve_tier, Checkpoints, Lower, TierCounts, TierOptions, TierProgress, TierTask, TierTimings,
+};
 use crate::error::{Error, Result};
-use crate::game::Game;
+use crate::game::{Game, InputError};
 use crate::store::manifest::{table_file, Manifest, TierRecord};
-use crate::store::{fingerprint, table};
+use crate::store::{fingerprint, lock, table};
 
 /// What to solve and where.
 #[derive(Clone, Debug)]
@@ -18,9 +26,34 @@ pub struct SolveConfig {
     /// Solve every position with at most this many seeds on the board.
     pub seeds: u32,
     pub out: PathBuf,
-    pub tier: TierOptions,
-    /// Solve again even when the directory already holds this finished solve.
+    /// Where work files go (default `out/work`).
+    pub tmp: Option<PathBuf>,
+    /// Memory budget in bytes.
+    pub budget: u64,
+    /// Positions per range as a power of two, overriding the budget's plan.
+    pub range_bits: Option<u32>,
+    /// Least time between checkpoints inside a tier.
+    pub checkpoint_every: Duration,
+    /// Continue the unfinished run in `out`.
+    pub resume: bool,
+    /// Discard whatever `out` holds and solve again.
     pub force: bool,
+}
+
+impl SolveConfig {
+    /// A configuration with the defaults of the command line.
+    pub fn new(seeds: u32, out: impl Into<PathBuf>) -> SolveConfig {
+        SolveConfig {
+            seeds,
+            out: out.into(),
+            tmp: None,
+            budget: super::budget::default_budget(),
+            range_bits: None,
+            checkpoint_every: Duration::from_secs(60),
+            resume: false,
+            force: false,
+        }
+    }
 }
 
 /// The counts of a solve, in the shape `solve --json` prints.
@@ -56,6 +89,8 @@ pub struct SolveReport {
     pub bytes_written: u64,
     /// The directory already held this finished solve; nothing was computed.
     pub already_done: bool,
+    /// Tiers found finished in the directory and skipped.
+    pub resumed_tiers: usize,
 }
 
 /// Progress of a whole solve: a tier starting, then the tier's own phases.
@@ -66,6 +101,26 @@ pub trait RunProgress: TierProgress {
 
 impl RunProgress for super::tier::Silent {}
 
+/// Removes what an earlier solve left in `dir` (only files this program writes).
+fn discard_run(dir: &Path, m: &Manifest) -> Result<()> {
+    for r in &m.tiers {
+        let p = dir.join(&r.file);
+        if p.exists() {
+            std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        }
+    }
+    if let Some(c) = &m.current {
+        if c.work.is_dir() {
+            std::fs::remove_dir_all(&c.work).map_err(|e| Error::io(&c.work, e))?;
+        }
+    }
+    let work = dir.join("work");
+    if work.is_dir() {
+        std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+    }
+    Ok(())
+}
+
 /// Solves every tier of `cfg.seeds` in order, writing each finished table and the manifest.
 pub fn solve<G: Game>(
     game: &G,
@@ -74,27 +129,37 @@ pub fn solve<G: Game>(
 ) -> Result<SolveReport> {
     let start = Instant::now();
     let tiers = game.tiers_up_to(cfg.seeds)?;
-    let mut sizes = Vec::with_capacity(tiers.len());
     for &t in &tiers {
         let size = game.tier_size(t)?;
         if size > u32::MAX as u64 {
             return Err(Error::TierTooLarge { tier: t, size });
         }
-        sizes.push(size);
     }
     let descriptor = game.descriptor();
     let fp = fingerprint(&descriptor);
     std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
+    let _lock = lock::acquire(&cfg.out)?;
 
-    if let Some(m) = Manifest::load(&cfg.out)? {
-        if m.game != descriptor {
+    let mut manifest = match Manifest::load(&cfg.out)? {
+        None if cfg.resume => {
+            return Err(Error::Missing(format!(
+                "nothing to resume: {} holds no run",
+                cfg.out.display()
+            )))
+        }
+        None => Manifest::new(&descriptor, cfg.seeds),
+        Some(m) if m.game != descriptor => {
             return Err(Error::Mismatch(format!(
                 "{} holds a solve of '{}', not '{descriptor}'; choose another --out",
                 cfg.out.display(),
                 m.game
-            )));
+            )))
         }
-        if m.complete && m.seeds == cfg.seeds && !cfg.force {
+        Some(m) if cfg.force => {
+            discard_run(&cfg.out, &m)?;
+            Manifest::new(&descriptor, cfg.seeds)
+        }
+        Some(m) if m.complete && m.seeds == cfg.seeds => {
             let summary = Summary::from_tiers(m.tiers.iter().map(|r| r.counts.clone()).collect());
             return Ok(SolveReport {
                 summary,
@@ -103,34 +168,146 @@ pub fn solve<G: Game>(
                 ..Default::default()
             });
         }
+        Some(m) if !cfg.resume => {
+            let what = if m.complete {
+                format!("a finished solve up to {} seeds", m.seeds)
+            } else {
+                format!("an unfinished run up to {} seeds", m.seeds)
+            };
+            return Err(Error::Input(InputError::new(format!(
+                "{} holds {what}; pass --resume to continue it or --force to start over",
+                cfg.out.display()
+            ))));
+        }
+        Some(m) if !m.complete && m.seeds != cfg.seeds => {
+            return Err(Error::Mismatch(format!(
+                "the run in {} was started with --seeds {}, not {}",
+                cfg.out.display(),
+                m.seeds,
+                cfg.seeds
+            )))
+        }
+        Some(mut m) => {
+            // Resume (or extend a finished solve to a larger budget).
+            m.seeds = cfg.seeds;
+            m.complete = false;
+            m
+        }
+    };
+    if let Some(c) = &manifest.current {
+        if manifest.record(c.tier).is_some() || !tiers.contains(&c.tier) {
+            return Err(Error::corrupt(
+                Manifest::path(&cfg.out),
+                format!(
+                    "checkpoint of tier {} does not fit the finished tiers",
+                    c.tier
+                ),
+            ));
+        }
+    }
+    if manifest.current.is_none() {
+        manifest.save(&cfg.out)?;
     }
 
-    let mut manifest = Manifest::new(&descriptor, cfg.seeds);
-    manifest.save(&cfg.out)?;
+    let work_root = match &cfg.tmp {
+        Some(t) => t.clone(),
+        None => cfg.out.join("work"),
+    };
+    let opts = TierOptions {
+        budget: cfg.budget,
+        range_bits: cfg.range_bits,
+        checkpoint_every: cfg.checkpoint_every,
+        work_root,
+    };
     let mut tables = Tables::default();
+    let mut lower_bytes = 0u64;
     let mut report = SolveReport::default();
-    for (&tier, &size) in tiers.iter().zip(&sizes) {
+    for rec in manifest.tiers.clone() {
+        if !tiers.contains(&rec.tier) {
+            continue;
+        }
+        let path = cfg.out.join(&rec.file);
+        let (header, data) = table::open_table(&path, rec.tier, rec.counts.states, fp, true)?;
+        if format!("{:016x}", header.checksum) != rec.checksum {
+            return Err(Error::corrupt(&path, "checksum differs from the manifest"));
+        }
+        tables.insert(rec.tier, data);
+        lower_bytes += 2 * rec.counts.states;
+        report.resumed_tiers += 1;
+    }
+    let mut ckpt = Checkpoints {
+        manifest: &mut manifest,
+        dir: &cfg.out,
+        every: cfg.checkpoint_every,
+        last: Instant::now(),
+        taken: 0,
+    };
+    for &tier in &tiers {
+        if ckpt.manifest.record(tier).is_some() {
+            continue;
+        }
         let t0 = Instant::now();
+        let size = game.tier_size(tier)?;
         progress.tier_started(tier, game.tier_seeds(tier), size);
-        let solved = solve_tier(game, tier, &tables, cfg.tier, progress)?;
+        let resume = ckpt.manifest.current.take().filter(|c| c.tier == tier);
         let file = table_file(tier);
         let path = cfg.out.join(&file);
-        let (header, bytes) = table::write_table(&path, tier, fp, &solved.entries)?;
-        report.bytes_written += bytes;
-        tables.insert(tier, super::tables::TableData::Owned(solved.entries));
-        manifest.tiers.push(TierRecord {
+        let release = || tables.release();
+        let lower = Lower {
+            lookup: &tables,
+            release: &release,
+            bytes: lower_bytes,
+        };
+        let task = TierTask {
+            tier,
+            resume,
+            table_path: &path,
+        };
+        let solved = solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
+        report.bytes_written += solved.bytes;
+        ckpt.manifest.tiers.push(TierRecord {
             tier,
             counts: solved.counts.clone(),
             file,
-            checksum: format!("{:016x}", header.checksum),
+            checksum: format!("{:016x}", solved.header.checksum),
         });
-        manifest.save(&cfg.out)?;
-        progress.tier_finished(&solved.counts, t0.elapsed(), bytes);
+        ckpt.save(None)?;
+        let work = opts.work_root.join(format!("tier-{tier:04}"));
+        if work.is_dir() {
+            std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        }
+        let (_, data) = table::open_table(&path, tier, size, fp, false)?;
+        tables.insert(tier, data);
+        lower_bytes += 2 * size;
+        progress.tier_finished(&solved.counts, t0.elapsed(), solved.bytes);
         report.timings.push((tier, solved.timings));
     }
+    if opts.work_root.is_dir() && cfg.tmp.is_none() {
+        let _ = std::fs::remove_dir(&opts.work_root);
+    }
     manifest.complete = true;
+    manifest.current = None;
     manifest.save(&cfg.out)?;
-    report.summary = Summary::from_tiers(manifest.tiers.iter().map(|r| r.counts.clone()).collect());
+    report.summary = Summary::from_tiers(
+        manifest
+            .tiers
+            .iter()
+            .filter(|r| tiers.contains(&r.tier))
+            .map(|r| r.counts.clone())
+            .collect(),
+    );
     report.wall = start.elapsed();
     Ok(report)
+}
+
+impl Tables {
+    /// Drops every mapped table's pages from this process's memory.
+    pub fn release(&self) {
+        for t in self.iter() {
+            if let TableData::Mapped { map, .. } = t {
+                // SAFETY: read-only shared file maps: dropped pages are read back from the file.
+                let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+            }
+        }
+    }
 }

@@ -55,6 +55,10 @@ impl Tables {
     pub fn get(&self, tier: Tier) -> Option<&TableData> {
         self.tiers.get(tier as usize).and_then(Option::as_ref)
     }
+
+    pub fn iter(&self) -> impl Iterator<Item = &TableData> {
+        self.tiers.iter().flatten()
+    }
 }
 
 impl Lookup for Tables {

@@ -1,21 +1,41 @@
-//! Solving one tier: successor pass, predecessor graph, attractor, final entries.
+//! One tier end to end, in phases that checkpoint and resume.
+//!
+//! | phase          | unit of work (checkpoint opportunity) | writes                                   |
+//! |----------------|---------------------------------------|------------------------------------------|
+//! | successors     | a block of positions                  | cell logs, edge logs by target range, due logs by level and range |
+//! | predecessors   | a range                               | the range's predecessor file             |
+//! | attractor      | a level                               | cells in place (copy-on-write per checkpoint), due logs |
+//! | finish         | the tier                              | the tier's table                          |
+//!
+//! A tier is cut into ranges of `2^range_bits` positions sized by the memory budget; every
+//! phase holds at most one range's data (plus buffers) at a time, and reads and writes its
+//! files sequentially. Append-only files are committed at checkpoints (length and CRC in the
+//! manifest) and cut back to that length on resume. Cells are changed in place during the
+//! attractor, but the first change to a range after a checkpoint happens in a copy (the other
+//! slot), so the checkpointed slot is never modified. Checkpoints are taken when the configured
+//! interval has passed since the last one, at the end of a unit of work.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::attractor::{attract, LevelQueue};
-use super::cell::{self, Outlook, MAX_COUNTER};
-use super::graph::{EdgeBuckets, PackedEdge, PredGraph};
+use super::attractor::{apply, cells_of, emit};
+use super::budget;
+use super::cell;
+use super::graph::{as_u32, u32_bytes, view_file, PredRange};
+use super::pass::{estimate_in_tier_degree, pass_block};
 use super::tables::Lookup;
-use super::SolveError;
-use crate::game::{Game, Successor, Tier};
-use crate::value::{Entry, Value, MAX_DEPTH};
-
-/// Positions one worker takes at a time in the successor pass.
-pub const PASS_CHUNK: usize = 1 << 14;
+use crate::error::{Error, Result};
+use crate::game::{Game, Tier};
+use crate::store::append::AppendLog;
+use crate::store::manifest::{Manifest, Phase, SlotRecord, TierState};
+use crate::store::table;
+use crate::value::{Entry, Value};
 
 /// Counts of one solved tier (values for the side to move).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -28,6 +48,41 @@ pub struct TierCounts {
     pub max_depth: u32,
 }
 
+impl TierCounts {
+    fn add(&mut self, entries: &[u16]) {
+        let part = entries
+            .par_chunks(1 << 16)
+            .map(|chunk| {
+                let mut c = [0u64; 3];
+                let mut max = 0;
+                for &e in chunk {
+                    let e = Entry(e);
+                    match e.value() {
+                        Some(Value::Win) => c[0] += 1,
+                        Some(Value::Loss) => c[1] += 1,
+                        _ => c[2] += 1,
+                    }
+                    max = max.max(e.depth().unwrap_or(0));
+                }
+                (c, max)
+            })
+            .reduce(
+                || ([0; 3], 0),
+                |a, b| {
+                    (
+                        [a.0[0] + b.0[0], a.0[1] + b.0[1], a.0[2] + b.0[2]],
+                        a.1.max(b.1),
+                    )
+                },
+            );
+        self.states += entries.len() as u64;
+        self.win += part.0[0];
+        self.loss += part.0[1];
+        self.draw += part.0[2];
+        self.max_depth = self.max_depth.max(part.1);
+    }
+}
+
 /// Time and volume of each phase of a tier, for reports and benchmarks.
 #[derive(Debug, Clone, Default)]
 pub struct TierTimings {
@@ -37,19 +92,22 @@ pub struct TierTimings {
     pub finish: Duration,
     pub in_tier_edges: u64,
     pub levels: u32,
+    pub ranges: u64,
 }
 
-/// A solved tier.
+/// A solved tier: its table is on disk.
 pub struct SolvedTier {
-    pub entries: Vec<u16>,
     pub counts: TierCounts,
     pub timings: TierTimings,
+    pub header: table::TableHeader,
+    pub bytes: u64,
 }
 
 /// Progress hooks for the phases of a tier.
 pub trait TierProgress: Sync {
-    fn pass_advanced(&self, _positions: u64) {}
-    fn phase(&self, _name: &str) {}
+    /// A phase starts with `total` units of work (`done` of them already done, on resume).
+    fn phase(&self, _name: &str, _total: u64, _done: u64) {}
+    fn advance(&self, _units: u64) {}
     fn level_done(&self, _level: u32, _decided: u64) {}
 }
 
@@ -57,220 +115,728 @@ pub trait TierProgress: Sync {
 pub struct Silent;
 impl TierProgress for Silent {}
 
-/// Output of the successor pass.
-pub struct PassOutput {
-    pub cells: Vec<AtomicU32>,
-    pub queue: LevelQueue,
-    pub edges: Vec<Vec<PackedEdge>>,
-    pub in_tier_edges: u64,
-}
-
-/// Generates every position's successors once. Successors in finished tiers are resolved from
-/// `lower` at once; successors inside the tier become edges, bucketed by target range, and a
-/// per-position counter of them.
-pub fn successor_pass<G: Game, L: Lookup>(
-    game: &G,
-    tier: Tier,
-    size: u64,
-    lower: &L,
-    range_bits: u32,
-    progress: &dyn TierProgress,
-) -> Result<PassOutput, SolveError> {
-    let mut raw = vec![0u32; size as usize];
-    let buckets = EdgeBuckets::new(size, range_bits);
-    let edge_total = AtomicU64::new(0);
-    let results: Vec<Result<Vec<(u32, u32)>, SolveError>> = raw
-        .par_chunks_mut(PASS_CHUNK)
-        .enumerate()
-        .map_init(
-            || (Vec::with_capacity(64), Vec::with_capacity(64), buckets.sink()),
-            |(succ, inside, sink), (ci, chunk)| {
-                let start = (ci * PASS_CHUNK) as u64;
-                let end = start + chunk.len() as u64;
-                let mut queued = Vec::new();
-                let mut edges = 0u64;
-                let mut failure = None;
-                game.visit(tier, start..end, |i, pos| {
-                    if failure.is_some() {
-                        return;
-                    }
-                    succ.clear();
-                    game.successors(pos, succ);
-                    let mut o = Outlook {
-                        terminal: succ.is_empty(),
-                        ..Default::default()
-                    };
-                    inside.clear();
-                    for s in succ.iter() {
-                        match *s {
-                            Successor::MoverLoses => o.floor = o.floor.max(1),
-                            Successor::Position { tier: t, index } if t == tier => {
-                                inside.push(index as u32)
-                            }
-                            Successor::Position { tier: t, index } => {
-                                let e = lower.entry(t, index);
-                                if e.value().is_none() {
-                                    failure = Some(SolveError::Internal(format!(
-                                        "a move from tier {tier} leads to tier {t}, which is not solved"
-                                    )));
-                                    return;
-                                }
-                                o.add_resolved(e);
-                            }
-                        }
-                    }
-                    inside.sort_unstable();
-                    inside.dedup();
-                    if inside.len() as u32 > MAX_COUNTER {
-                        failure = Some(SolveError::Internal(format!(
-                            "a position has {} distinct in-tier successors, more than {MAX_COUNTER}",
-                            inside.len()
-                        )));
-                        return;
-                    }
-                    o.in_tier = inside.len() as u32;
-                    if o.floor > MAX_DEPTH || o.win.is_some_and(|w| w > MAX_DEPTH) {
-                        failure = Some(SolveError::DepthOverflow { tier });
-                        return;
-                    }
-                    let (c, level) = o.initial_cell();
-                    if !cell::is_final(c) {
-                        for &t in inside.iter() {
-                            sink.push(i as u32, t);
-                        }
-                        edges += inside.len() as u64;
-                    }
-                    chunk[(i - start) as usize] = c;
-                    if let Some(l) = level {
-                        queued.push((l, i as u32));
-                    }
-                });
-                edge_total.fetch_add(edges, Ordering::Relaxed);
-                progress.pass_advanced(chunk.len() as u64);
-                match failure {
-                    Some(e) => Err(e),
-                    None => Ok(queued),
-                }
-            },
-        )
-        .collect();
-    let mut queue = LevelQueue::default();
-    for r in results {
-        for (l, i) in r? {
-            queue.push(l, i);
-        }
-    }
-    // SAFETY-free conversion: AtomicU32 has the same layout as u32, but go through a safe
-    // element-wise move; the compiler turns this into a no-op copy.
-    let cells: Vec<AtomicU32> = raw.into_iter().map(AtomicU32::new).collect();
-    Ok(PassOutput {
-        cells,
-        queue,
-        edges: buckets.into_inner(),
-        in_tier_edges: edge_total.into_inner(),
-    })
-}
-
-/// Options of the tier solver.
-#[derive(Clone, Copy, Debug)]
+/// How tiers are solved.
+#[derive(Clone, Debug)]
 pub struct TierOptions {
-    /// Positions per predecessor range, as a power of two.
-    pub range_bits: u32,
+    /// Memory budget in bytes.
+    pub budget: u64,
+    /// Positions per range as a power of two, overriding the budget's plan (tests, benches).
+    pub range_bits: Option<u32>,
+    /// Least time between checkpoints inside a tier (zero: at every opportunity).
+    pub checkpoint_every: Duration,
+    /// Where tiers keep their work files (a `tier-K` folder each).
+    pub work_root: PathBuf,
 }
 
-impl Default for TierOptions {
-    fn default() -> Self {
-        TierOptions { range_bits: 20 }
+/// The manifest and the clock of checkpoints, shared by the tiers of a run.
+pub struct Checkpoints<'a> {
+    pub manifest: &'a mut Manifest,
+    pub dir: &'a Path,
+    pub every: Duration,
+    pub last: Instant,
+    pub taken: u64,
+}
+
+impl Checkpoints<'_> {
+    fn due(&self) -> bool {
+        self.last.elapsed() >= self.every
+    }
+
+    pub fn save(&mut self, state: Option<TierState>) -> Result<()> {
+        self.manifest.current = state;
+        self.manifest.save(self.dir)?;
+        self.last = Instant::now();
+        self.taken += 1;
+        Ok(())
     }
 }
 
-/// Solves `tier` given its finished lower tiers.
+/// What finished lower tiers offer the tier being solved.
+pub struct Lower<'a, L: Lookup> {
+    pub lookup: &'a L,
+    /// Drops lower tiers' mapped pages from memory (they are reread from disk when needed).
+    pub release: &'a (dyn Fn() + Sync),
+    /// Bytes of all lower tiers' tables.
+    pub bytes: u64,
+}
+
+/// One tier to solve: where its table goes and, when resuming, its checkpoint.
+pub struct TierTask<'a> {
+    pub tier: Tier,
+    pub resume: Option<TierState>,
+    pub table_path: &'a Path,
+}
+
+/// Solves a tier (resuming from its checkpoint when given) and writes its table.
 pub fn solve_tier<G: Game, L: Lookup>(
     game: &G,
-    tier: Tier,
-    lower: &L,
-    opts: TierOptions,
+    task: TierTask<'_>,
+    lower: &Lower<'_, L>,
+    opts: &TierOptions,
+    ckpt: &mut Checkpoints<'_>,
     progress: &dyn TierProgress,
-) -> Result<SolvedTier, SolveError> {
-    let size = game.tier_size(tier)?;
-    if size > u32::MAX as u64 {
-        return Err(SolveError::TierTooLarge { tier, size });
+) -> Result<SolvedTier> {
+    let TierTask {
+        tier,
+        resume,
+        table_path,
+    } = task;
+    let mut job = match resume {
+        Some(st) => Job::resume(game, tier, st, opts)?,
+        None => Job::start(game, tier, lower, opts)?,
+    };
+    if job.st.phase == Phase::Successors {
+        let t = Instant::now();
+        job.successors(lower, ckpt, progress)?;
+        job.timings.successors = t.elapsed();
     }
-    let mut timings = TierTimings::default();
+    if job.st.phase == Phase::Predecessors {
+        let t = Instant::now();
+        job.predecessors(ckpt, progress)?;
+        job.timings.predecessors = t.elapsed();
+    }
     let t = Instant::now();
-    progress.phase("successors");
-    let pass = successor_pass(game, tier, size, lower, opts.range_bits, progress)?;
-    timings.successors = t.elapsed();
-    timings.in_tier_edges = pass.in_tier_edges;
-
+    job.attract(ckpt, progress)?;
+    job.timings.attractor = t.elapsed();
     let t = Instant::now();
-    progress.phase("predecessors");
-    let preds = PredGraph::build(size, opts.range_bits, pass.edges);
-    timings.predecessors = t.elapsed();
-
-    let t = Instant::now();
-    progress.phase("attractor");
-    let cells = pass.cells;
-    let stats = attract(&cells, &preds, pass.queue, |l, d| progress.level_done(l, d))
-        .map_err(|_| SolveError::DepthOverflow { tier })?;
-    timings.attractor = t.elapsed();
-    timings.levels = stats.levels;
-    drop(preds);
-
-    let t = Instant::now();
-    progress.phase("finish");
-    let (entries, counts) = finish(cells, game.tier_seeds(tier));
-    timings.finish = t.elapsed();
+    progress.phase("finish", job.ranges as u64, 0);
+    let fp = ckpt.manifest.fingerprint_value();
+    let (counts, header, bytes) = job.finish(table_path, fp, progress)?;
+    job.timings.finish = t.elapsed();
+    job.timings.in_tier_edges = job.st.in_tier_edges;
+    job.timings.ranges = job.ranges as u64;
     Ok(SolvedTier {
-        entries,
         counts,
-        timings,
+        timings: job.timings,
+        header,
+        bytes,
     })
 }
 
-/// Turns working cells into stored entries and counts them.
-fn finish(cells: Vec<AtomicU32>, seeds: u32) -> (Vec<u16>, TierCounts) {
-    let entries: Vec<u16> = cells
-        .into_par_iter()
-        .map(|c| cell::final_entry(c.into_inner()).0)
-        .collect();
-    let counts = count_entries(&entries, seeds);
-    (entries, counts)
+struct Job<'g, G: Game> {
+    game: &'g G,
+    tier: Tier,
+    st: TierState,
+    ranges: usize,
+    cell_logs: Vec<Option<AppendLog>>,
+    edge_logs: Vec<AppendLog>,
+    due: BTreeMap<(u32, usize), AppendLog>,
+    /// Slot (0 = a, 1 = b) holding each range's current cells.
+    slot: Vec<u8>,
+    /// The current slot is referenced by the last checkpoint: copy before changing it.
+    pinned: Vec<bool>,
+    /// Changed since the last checkpoint (its checksum must be taken again).
+    dirty: Vec<bool>,
+    message_budget: u64,
+    timings: TierTimings,
 }
 
-/// Counts WIN/LOSS/DRAW and the largest depth of a tier's entries.
-pub fn count_entries(entries: &[u16], seeds: u32) -> TierCounts {
-    entries
-        .par_chunks(1 << 16)
-        .map(|chunk| {
-            let mut c = TierCounts {
-                seeds,
-                ..Default::default()
-            };
-            for &e in chunk {
-                let e = Entry(e);
-                match e.value() {
-                    Some(Value::Win) => c.win += 1,
-                    Some(Value::Loss) => c.loss += 1,
-                    _ => c.draw += 1,
-                }
-                c.max_depth = c.max_depth.max(e.depth().unwrap_or(0));
+fn slot_name(r: usize, slot: u8) -> String {
+    format!("cells-{r}.{}", if slot == 0 { "a" } else { "b" })
+}
+
+fn due_name(level: u32, r: usize) -> String {
+    format!("due-{level}-{r}")
+}
+
+fn map_mut(path: &Path) -> Result<MmapMut> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    // SAFETY: work files belong to this run; the lock keeps other solvers out, and no other
+    // mapping of the file is alive while this one is written.
+    unsafe { MmapMut::map_mut(&f) }.map_err(|e| Error::io(path, e))
+}
+
+fn map_ro(path: &Path) -> Result<Option<Mmap>> {
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    if f.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {
+        return Ok(None);
+    }
+    // SAFETY: as for `map_mut`; read-only maps of files nobody writes while they live.
+    unsafe { Mmap::map(&f) }
+        .map(Some)
+        .map_err(|e| Error::io(path, e))
+}
+
+fn file_checksum(path: &Path) -> Result<u64> {
+    Ok(match map_ro(path)? {
+        Some(m) => xxhash_rust::xxh3::xxh3_64(&m),
+        None => xxhash_rust::xxh3::xxh3_64(&[]),
+    })
+}
+
+fn hex(x: u64) -> String {
+    format!("{x:016x}")
+}
+
+impl<'g, G: Game> Job<'g, G> {
+    fn range_len(&self, r: usize) -> usize {
+        let start = (r as u64) << self.st.range_bits;
+        (self.st.states - start).min(1u64 << self.st.range_bits) as usize
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.st.work.join(name)
+    }
+
+    /// File of a log: the pass's cell logs are the ranges' slot-a files.
+    fn log_path(&self, name: &str) -> PathBuf {
+        match name
+            .strip_prefix("cells-")
+            .and_then(|r| r.parse::<usize>().ok())
+        {
+            Some(r) => self.st.work.join(slot_name(r, 0)),
+            None => self.st.work.join(format!("{name}.log")),
+        }
+    }
+
+    fn start<L: Lookup>(
+        game: &'g G,
+        tier: Tier,
+        lower: &Lower<'_, L>,
+        opts: &TierOptions,
+    ) -> Result<Self> {
+        let states = game.tier_size(tier)?;
+        if states > u32::MAX as u64 {
+            return Err(Error::TierTooLarge { tier, size: states });
+        }
+        let (range_bits, message_budget) = match opts.range_bits {
+            Some(b) => (b.min(budget::MAX_RANGE_BITS), opts.budget / 8),
+            None => {
+                let degree = estimate_in_tier_degree(game, tier, states) * 1.25;
+                let reserve = lower.bytes.min(opts.budget / 4);
+                let plan = budget::plan(states, degree, opts.budget, reserve)
+                    .map_err(|m| Error::Input(crate::game::InputError::new(m)))?;
+                (plan.range_bits, plan.message_budget)
             }
-            c.states = chunk.len() as u64;
-            c
-        })
-        .reduce(
-            || TierCounts {
-                seeds,
-                ..Default::default()
+        };
+        let work = opts.work_root.join(format!("tier-{tier:04}"));
+        if work.exists() {
+            std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        }
+        std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        let work = std::fs::canonicalize(&work).map_err(|e| Error::io(&work, e))?;
+        let ranges = states.div_ceil(1u64 << range_bits).max(1) as usize;
+        let st = TierState {
+            tier,
+            states,
+            range_bits,
+            phase: Phase::Successors,
+            next: 0,
+            work,
+            logs: BTreeMap::new(),
+            slots: Vec::new(),
+            preds: Vec::new(),
+            in_tier_edges: 0,
+        };
+        let mut job = Job::empty(game, tier, st, ranges, message_budget);
+        for r in 0..ranges {
+            let p = job.log_path(&format!("edges-{r}"));
+            job.edge_logs.push(AppendLog::create(&p)?);
+        }
+        Ok(job)
+    }
+
+    fn empty(game: &'g G, tier: Tier, st: TierState, ranges: usize, message_budget: u64) -> Self {
+        Job {
+            game,
+            tier,
+            st,
+            ranges,
+            cell_logs: (0..ranges).map(|_| None).collect(),
+            edge_logs: Vec::new(),
+            due: BTreeMap::new(),
+            slot: vec![0; ranges],
+            pinned: vec![false; ranges],
+            dirty: vec![false; ranges],
+            message_budget: message_budget.max(1 << 20),
+            timings: TierTimings::default(),
+        }
+    }
+
+    /// Reopens a checkpointed tier, checking every file the checkpoint refers to.
+    fn resume(game: &'g G, tier: Tier, st: TierState, opts: &TierOptions) -> Result<Self> {
+        let states = game.tier_size(tier)?;
+        if st.tier != tier || st.states != states || st.range_bits > budget::MAX_RANGE_BITS {
+            return Err(Error::Mismatch(format!(
+                "the checkpoint is of tier {} with {} positions, expected tier {tier} with {states}",
+                st.tier, st.states
+            )));
+        }
+        if !st.work.is_dir() {
+            return Err(Error::Missing(format!(
+                "the checkpoint's work directory {} is gone; start over with --force",
+                st.work.display()
+            )));
+        }
+        let ranges = states.div_ceil(1u64 << st.range_bits).max(1) as usize;
+        let mut job = Job::empty(game, tier, st, ranges, opts.budget / 8);
+        let logs = job.st.logs.clone();
+        let mut edges: Vec<Option<AppendLog>> = (0..ranges).map(|_| None).collect();
+        for (name, committed) in &logs {
+            let path = job.log_path(name);
+            let log = AppendLog::resume(&path, *committed)?;
+            let parse = |s: &str| -> Result<usize> {
+                s.parse()
+                    .map_err(|_| Error::corrupt(&path, format!("unexpected log name '{name}'")))
+            };
+            let parts: Vec<&str> = name.split('-').collect();
+            match parts.as_slice() {
+                ["edges", r] => {
+                    *edges
+                        .get_mut(parse(r)?)
+                        .ok_or_else(|| Error::corrupt(&path, "range out of bounds"))? = Some(log);
+                }
+                ["cells", r] => {
+                    let r = parse(r)?;
+                    *job.cell_logs
+                        .get_mut(r)
+                        .ok_or_else(|| Error::corrupt(&path, "range out of bounds"))? = Some(log);
+                }
+                ["due", l, r] => {
+                    job.due.insert((parse(l)? as u32, parse(r)?), log);
+                }
+                _ => {
+                    return Err(Error::corrupt(
+                        &path,
+                        format!("unexpected log name '{name}'"),
+                    ))
+                }
+            }
+        }
+        if job.st.phase <= Phase::Predecessors {
+            for e in edges {
+                job.edge_logs.push(e.ok_or_else(|| {
+                    Error::corrupt(&job.st.work, "edge logs missing from the checkpoint")
+                })?);
+            }
+        }
+        if job.st.phase >= Phase::Predecessors {
+            if job.st.slots.len() != ranges {
+                return Err(Error::corrupt(
+                    &job.st.work,
+                    "cell slots missing from the checkpoint",
+                ));
+            }
+            for r in 0..ranges {
+                let rec = job.st.slots[r].clone();
+                let slot = match rec.slot.as_str() {
+                    "a" => 0,
+                    "b" => 1,
+                    other => {
+                        return Err(Error::corrupt(&job.st.work, format!("bad slot '{other}'")))
+                    }
+                };
+                let path = job.path(&slot_name(r, slot));
+                let len = std::fs::metadata(&path)
+                    .map_err(|e| Error::io(&path, e))?
+                    .len();
+                if len != 4 * job.range_len(r) as u64 {
+                    return Err(Error::corrupt(&path, "cell file has the wrong length"));
+                }
+                if hex(file_checksum(&path)?) != rec.checksum {
+                    return Err(Error::corrupt(
+                        &path,
+                        "cell file does not match its checksum",
+                    ));
+                }
+                job.slot[r] = slot;
+                job.pinned[r] = true;
+            }
+            for (r, sum) in job.st.preds.iter().enumerate() {
+                let path = job.path(&format!("preds-{r}.bin"));
+                if hex(file_checksum(&path)?) != *sum {
+                    return Err(Error::corrupt(
+                        &path,
+                        "predecessor file does not match its checksum",
+                    ));
+                }
+            }
+        }
+        Ok(job)
+    }
+
+    /// Commits every log and cell slot and saves the manifest.
+    fn checkpoint(&mut self, ckpt: &mut Checkpoints<'_>) -> Result<()> {
+        let mut logs = BTreeMap::new();
+        if self.st.phase == Phase::Successors {
+            for (r, log) in self.cell_logs.iter().enumerate() {
+                if let Some(log) = log {
+                    logs.insert(format!("cells-{r}"), log.commit()?);
+                }
+            }
+        }
+        if self.st.phase <= Phase::Predecessors {
+            for (r, log) in self.edge_logs.iter().enumerate() {
+                logs.insert(format!("edges-{r}"), log.commit()?);
+            }
+        }
+        for (&(l, r), log) in &self.due {
+            logs.insert(due_name(l, r), log.commit()?);
+        }
+        self.st.logs = logs;
+        if self.st.phase >= Phase::Predecessors {
+            for r in 0..self.ranges {
+                if self.dirty[r] {
+                    let path = self.path(&slot_name(r, self.slot[r]));
+                    let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
+                    f.sync_all().map_err(|e| Error::io(&path, e))?;
+                    self.st.slots[r] = SlotRecord {
+                        slot: if self.slot[r] == 0 { "a" } else { "b" }.to_string(),
+                        checksum: hex(file_checksum(&path)?),
+                    };
+                    self.dirty[r] = false;
+                }
+            }
+            crate::store::sync_dir(&self.st.work)?;
+        }
+        self.pinned.iter_mut().for_each(|p| *p = true);
+        ckpt.save(Some(self.st.clone()))
+    }
+
+    fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
+        if !self.due.contains_key(&(level, r)) {
+            let log = AppendLog::create(&self.log_path(&due_name(level, r)))?;
+            self.due.insert((level, r), log);
+        }
+        Ok(&self.due[&(level, r)])
+    }
+
+    /// Appends `(level, global index)` pairs to the due logs of their level and range.
+    fn queue(&mut self, mut items: Vec<(u32, u32)>) -> Result<()> {
+        items.sort_unstable();
+        let bits = self.st.range_bits;
+        let mut i = 0;
+        while i < items.len() {
+            let (level, idx) = items[i];
+            let r = idx.checked_shr(bits).unwrap_or(0) as usize;
+            let mask = 1u32.checked_shl(bits).map_or(u32::MAX, |v| v - 1);
+            let mut words = Vec::new();
+            while i < items.len()
+                && items[i].0 == level
+                && items[i].1.checked_shr(bits).unwrap_or(0) as usize == r
+            {
+                words.push(items[i].1 & mask);
+                i += 1;
+            }
+            self.due_log(level, r)?.append(&u32_bytes(&words))?;
+        }
+        Ok(())
+    }
+
+    fn successors<L: Lookup>(
+        &mut self,
+        lower: &Lower<'_, L>,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<()> {
+        let block = 1u64 << self.st.range_bits.min(20);
+        let blocks = self.st.states.div_ceil(block);
+        progress.phase(
+            "successors",
+            self.st.states,
+            (self.st.next * block).min(self.st.states),
+        );
+        // Out of core, lower tiers' pages are dropped after each block so they never pile up.
+        let out_of_core = self.ranges > 1;
+        let mut cells = Vec::new();
+        while self.st.next < blocks {
+            let start = self.st.next * block;
+            let end = (start + block).min(self.st.states);
+            let r = (start >> self.st.range_bits) as usize;
+            if self.cell_logs[r].is_none() {
+                let log = AppendLog::create(&self.log_path(&format!("cells-{r}")))?;
+                self.cell_logs[r] = Some(log);
+            }
+            cells.clear();
+            cells.resize((end - start) as usize, 0u32);
+            let out = pass_block(
+                self.game,
+                self.tier,
+                lower.lookup,
+                start,
+                &mut cells,
+                self.st.range_bits,
+                &self.edge_logs,
+            )?;
+            self.cell_logs[r]
+                .as_ref()
+                .expect("created above")
+                .append(&u32_bytes(&cells))?;
+            self.queue(out.due)?;
+            self.st.in_tier_edges += out.edges;
+            self.st.next += 1;
+            progress.advance(end - start);
+            if out_of_core {
+                (lower.release)();
+            }
+            if ckpt.due() {
+                self.checkpoint(ckpt)?;
+            }
+        }
+        // The cell logs are complete: from here on they are the ranges' slot-a cells.
+        for log in self.cell_logs.iter_mut() {
+            if let Some(l) = log.take() {
+                l.flush()?;
+            }
+        }
+        for r in 0..self.ranges {
+            let path = self.path(&slot_name(r, 0));
+            if !path.exists() {
+                return Err(Error::Internal(format!("range {r} has no cells")));
+            }
+        }
+        self.st.slots = (0..self.ranges)
+            .map(|_| SlotRecord {
+                slot: "a".into(),
+                checksum: String::new(),
+            })
+            .collect();
+        self.slot = vec![0; self.ranges];
+        self.dirty = vec![true; self.ranges];
+        // A checkpoint taken during the pass refers to these files.
+        let pinned = self.st.logs.keys().any(|k| k.starts_with("cells-"));
+        self.pinned = vec![pinned; self.ranges];
+        self.st.phase = Phase::Predecessors;
+        self.st.next = 0;
+        Ok(())
+    }
+
+    fn predecessors(
+        &mut self,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<()> {
+        progress.phase("predecessors", self.ranges as u64, self.st.next);
+        while (self.st.next as usize) < self.ranges {
+            let r = self.st.next as usize;
+            let log = &self.edge_logs[r];
+            log.flush()?;
+            let path = log.path().to_path_buf();
+            let map = map_ro(&path)?;
+            let edges = match &map {
+                Some(m) => super::graph::as_u64(&path, m)?,
+                None => &[],
+            };
+            let preds = PredRange::build(self.range_len(r), edges)?;
+            drop(map);
+            let sum = preds.write(&self.path(&format!("preds-{r}.bin")))?;
+            self.st.preds.truncate(r);
+            self.st.preds.push(hex(sum));
+            self.st.next += 1;
+            progress.advance(1);
+            if ckpt.due() {
+                self.checkpoint(ckpt)?;
+            }
+        }
+        self.st.phase = Phase::Attractor;
+        self.st.next = 0;
+        // Edge logs are not needed any more; their files go with the work directory.
+        self.edge_logs.clear();
+        Ok(())
+    }
+
+    /// Copies a checkpointed slot before its first change.
+    fn unpin(&mut self, r: usize) -> Result<()> {
+        if self.pinned[r] {
+            let from = self.path(&slot_name(r, self.slot[r]));
+            let to = self.path(&slot_name(r, 1 - self.slot[r]));
+            std::fs::copy(&from, &to).map_err(|e| Error::io(&to, e))?;
+            self.slot[r] = 1 - self.slot[r];
+            self.pinned[r] = false;
+        }
+        self.dirty[r] = true;
+        Ok(())
+    }
+
+    fn read_due(&self, level: u32, r: usize) -> Result<Vec<u32>> {
+        let Some(log) = self.due.get(&(level, r)) else {
+            return Ok(Vec::new());
+        };
+        log.flush()?;
+        let bytes = std::fs::read(log.path()).map_err(|e| Error::io(log.path(), e))?;
+        if bytes.len() % 4 != 0 {
+            return Err(Error::corrupt(
+                log.path(),
+                "due log is not a whole number of entries",
+            ));
+        }
+        Ok(bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect())
+    }
+
+    fn levels_left(&self, from: u32) -> bool {
+        self.due.range((from, 0)..).any(|(_, log)| !log.is_empty())
+    }
+
+    fn attract(&mut self, ckpt: &mut Checkpoints<'_>, progress: &dyn TierProgress) -> Result<()> {
+        let mut level = self.st.next as u32;
+        progress.phase("attractor", 0, 0);
+        let mut decided: u64 = 0;
+        let bits = self.st.range_bits;
+        while self.levels_left(level) {
+            // Step 1: messages from the positions due at this level, range by range.
+            let mut msgs = Messages::new(self.ranges, self.message_budget, &self.st.work);
+            for r in 0..self.ranges {
+                let due = self.read_due(level, r)?;
+                if due.is_empty() {
+                    continue;
+                }
+                decided += due.len() as u64;
+                let cells_path = self.path(&slot_name(r, self.slot[r]));
+                let mut cells_map = map_mut(&cells_path)?;
+                // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
+                let cells = unsafe { cells_of(&mut cells_map) };
+                let preds_path = self.path(&format!("preds-{r}.bin"));
+                let preds_map = map_ro(&preds_path)?
+                    .ok_or_else(|| Error::corrupt(&preds_path, "empty predecessor file"))?;
+                let preds = view_file(&preds_path, &preds_map, self.range_len(r))?;
+                let out = emit(cells, &due, &preds, level, bits, r, self.ranges);
+                for (t, m) in out.into_iter().enumerate() {
+                    msgs.add(t, m)?;
+                }
+            }
+            // Step 2: apply them, range by range.
+            for r in 0..self.ranges {
+                let m = msgs.take(r)?;
+                if m.is_empty() {
+                    continue;
+                }
+                self.unpin(r)?;
+                let cells_path = self.path(&slot_name(r, self.slot[r]));
+                let mut cells_map = map_mut(&cells_path)?;
+                // SAFETY: as above.
+                let cells = unsafe { cells_of(&mut cells_map) };
+                let newly = apply(cells, &m, level)
+                    .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
+                drop(cells_map);
+                let base = (r as u32).checked_shl(bits).unwrap_or(0);
+                self.queue(newly.into_iter().map(|(d, p)| (d, base | p)).collect())?;
+            }
+            msgs.cleanup();
+            level += 1;
+            self.st.next = level as u64;
+            progress.level_done(level, decided);
+            if ckpt.due() {
+                self.checkpoint(ckpt)?;
+            }
+        }
+        self.timings.levels = level;
+        Ok(())
+    }
+
+    fn finish(
+        &mut self,
+        table_path: &Path,
+        fingerprint: u64,
+        progress: &dyn TierProgress,
+    ) -> Result<(TierCounts, table::TableHeader, u64)> {
+        let mut counts = TierCounts {
+            seeds: self.game.tier_seeds(self.tier),
+            ..Default::default()
+        };
+        let (header, bytes) = table::write_table_streaming(
+            table_path,
+            self.tier,
+            self.st.states,
+            fingerprint,
+            |put| {
+                for r in 0..self.ranges {
+                    let path = self.path(&slot_name(r, self.slot[r]));
+                    let map =
+                        map_ro(&path)?.ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
+                    let cells = as_u32(&path, &map)?;
+                    let entries: Vec<u16> =
+                        cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
+                    counts.add(&entries);
+                    put(&entries)?;
+                    progress.advance(1);
+                }
+                Ok(())
             },
-            |a, b| TierCounts {
-                seeds,
-                states: a.states + b.states,
-                win: a.win + b.win,
-                loss: a.loss + b.loss,
-                draw: a.draw + b.draw,
-                max_depth: a.max_depth.max(b.max_depth),
-            },
-        )
+        )?;
+        Ok((counts, header, bytes))
+    }
+}
+
+/// Level messages per target range: in memory up to a budget, then spilled to files.
+struct Messages {
+    mem: Vec<Vec<u32>>,
+    spilled: Vec<Option<PathBuf>>,
+    held: u64,
+    budget: u64,
+    dir: PathBuf,
+}
+
+impl Messages {
+    fn new(ranges: usize, budget: u64, dir: &Path) -> Self {
+        Messages {
+            mem: vec![Vec::new(); ranges],
+            spilled: vec![None; ranges],
+            held: 0,
+            budget,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn add(&mut self, r: usize, mut m: Vec<u32>) -> Result<()> {
+        self.held += 4 * m.len() as u64;
+        if self.mem[r].is_empty() {
+            self.mem[r] = std::mem::take(&mut m);
+        } else {
+            self.mem[r].extend_from_slice(&m);
+        }
+        if self.held > self.budget {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        use std::io::Write;
+        for r in 0..self.mem.len() {
+            if self.mem[r].is_empty() {
+                continue;
+            }
+            let path = self.dir.join(format!("msgs-{r}.tmp"));
+            let mut f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| Error::io(&path, e))?;
+            crate::store::fault::check_write(self.mem[r].len() * 4, &path)?;
+            f.write_all(&u32_bytes(&self.mem[r]))
+                .map_err(|e| Error::io(&path, e))?;
+            self.spilled[r] = Some(path);
+            self.mem[r] = Vec::new();
+        }
+        self.held = 0;
+        Ok(())
+    }
+
+    fn take(&mut self, r: usize) -> Result<Vec<u32>> {
+        let mut out = Vec::new();
+        if let Some(path) = self.spilled[r].take() {
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            out.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4"))),
+            );
+            let _ = std::fs::remove_file(&path);
+        }
+        out.append(&mut self.mem[r]);
+        Ok(out)
+    }
+
+    fn cleanup(&mut self) {
+        for p in self.spilled.iter_mut().filter_map(Option::take) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }

@@ -1,19 +1,66 @@
 //! The manifest: the single source of truth for what a run directory holds.
 //!
 //! `manifest.json` names the game (its descriptor and fingerprint), the seed budget asked for,
-//! and each finished tier with its counts, file and checksum. It is rewritten atomically after
-//! every finished tier, so whatever it lists is complete on disk.
+//! each finished tier with its counts, file and checksum, and the checkpoint of the tier in
+//! progress ([`TierState`]). It is rewritten atomically after every finished tier and every
+//! checkpoint inside a tier, so whatever it lists is complete on disk.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::append::Committed;
 use crate::error::{Error, Result};
 use crate::solve::tier::TierCounts;
 
 pub const FILE: &str = "manifest.json";
 /// Version of the run-directory layout.
-pub const FORMAT: u32 = 1;
+pub const FORMAT: u32 = 2;
+
+/// Phases of a tier, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Generating successors, block by block.
+    Successors,
+    /// Building predecessor lists, range by range.
+    Predecessors,
+    /// Propagating values, level by level.
+    Attractor,
+}
+
+/// Where one range's working cells live after the successor pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotRecord {
+    /// `a` or `b`: cells are copied to the other slot before the first change after a
+    /// checkpoint, so the checkpointed slot is never modified.
+    pub slot: String,
+    /// xxh3-64 of the slot file, hex.
+    pub checksum: String,
+}
+
+/// The checkpoint of the tier being solved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierState {
+    pub tier: u32,
+    pub states: u64,
+    /// Positions per range, as a power of two (fixed for the tier once chosen).
+    pub range_bits: u32,
+    pub phase: Phase,
+    /// Successors: next block; predecessors: next range; attractor: next level.
+    pub next: u64,
+    /// Work directory of the tier.
+    pub work: PathBuf,
+    /// Append-only work files (relative to `work`) and their committed state.
+    pub logs: BTreeMap<String, Committed>,
+    /// Cell slots per range (from the predecessor phase on).
+    pub slots: Vec<SlotRecord>,
+    /// Checksums (xxh3-64, hex) of the predecessor files built so far, by range.
+    pub preds: Vec<String>,
+    /// Edges recorded by the successor pass so far.
+    pub in_tier_edges: u64,
+}
 
 /// One finished tier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +87,9 @@ pub struct Manifest {
     pub tiers: Vec<TierRecord>,
     /// All tiers of the budget are finished.
     pub complete: bool,
+    /// Checkpoint of the tier in progress, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<TierState>,
 }
 
 impl Manifest {
@@ -51,6 +101,7 @@ impl Manifest {
             seeds,
             tiers: Vec::new(),
             complete: false,
+            current: None,
         }
     }
 
@@ -84,13 +135,14 @@ impl Manifest {
         Ok(Some(m))
     }
 
-    /// Writes the manifest atomically.
+    /// Writes the manifest atomically. Every save is a checkpoint (for fault injection).
     pub fn save(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self).expect("manifest serializes");
         super::write_atomic(&Manifest::path(dir), |w| {
             w.write_all(text.as_bytes())?;
             w.write_all(b"\n")
         })?;
+        super::fault::checkpoint_written();
         Ok(())
     }
 

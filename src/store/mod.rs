@@ -4,8 +4,14 @@
 //! |----------------------|---------------------------------------------------------------|
 //! | [`write_atomic`]     | temp name, write, fsync, rename, fsync the directory           |
 //! | [`table`]            | raw tier tables (header + little-endian `u16` entries), mapped  |
-//! | [`manifest`]         | what the directory holds and what is complete                   |
+//! | [`manifest`]         | what the directory holds, what is complete, the checkpoint      |
+//! | [`append`]           | append-only work files with committed lengths and CRCs          |
+//! | [`lock`]             | one solver per run directory                                    |
+//! | [`fault`]            | fault injection for checkpoint tests                            |
 
+pub mod append;
+pub mod fault;
+pub mod lock;
 pub mod manifest;
 pub mod table;
 
@@ -61,6 +67,8 @@ struct CountingWriter<W> {
 
 impl<W: Write> Write for CountingWriter<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        fault::check_write(buf.len(), Path::new(""))
+            .map_err(|_| std::io::Error::from_raw_os_error(28))?;
         let n = self.inner.write(buf)?;
         self.bytes += n as u64;
         Ok(n)

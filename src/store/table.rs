@@ -71,6 +71,58 @@ pub fn write_table(
     Ok((header, written))
 }
 
+/// Writes a table whose entries come in consecutive pieces from `fill` (so a tier larger than
+/// memory never needs to be held whole): temp file, entries hashed as they go, header patched
+/// with the checksum, synced, renamed. Returns the header and the bytes written.
+pub fn write_table_streaming(
+    path: &Path,
+    tier: u32,
+    states: u64,
+    fingerprint: u64,
+    fill: impl FnOnce(&mut dyn FnMut(&[u16]) -> Result<()>) -> Result<()>,
+) -> Result<(TableHeader, u64)> {
+    use std::io::{Seek, SeekFrom};
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".{}.tmp",
+        path.file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default()
+    ));
+    let io = |e| Error::io(&tmp, e);
+    let file = File::create(&tmp).map_err(io)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    w.write_all(&[0u8; HEADER]).map_err(io)?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut count = 0u64;
+    fill(&mut |piece: &[u16]| {
+        let bytes = entry_bytes(piece);
+        hasher.update(&bytes);
+        count += piece.len() as u64;
+        super::fault::check_write(bytes.len(), &tmp)?;
+        w.write_all(&bytes).map_err(|e| Error::io(&tmp, e))
+    })?;
+    if count != states {
+        return Err(Error::Internal(format!(
+            "table of tier {tier} got {count} entries, expected {states}"
+        )));
+    }
+    let header = TableHeader {
+        tier,
+        states,
+        fingerprint,
+        checksum: hasher.digest(),
+    };
+    let mut file = w.into_inner().map_err(|e| io(e.into_error()))?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    file.write_all(&encode_header(&header)).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    drop(file);
+    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+    super::sync_dir(dir)?;
+    Ok((header, HEADER as u64 + 2 * states))
+}
+
 fn encode_header(h: &TableHeader) -> [u8; HEADER] {
     let mut b = [0u8; HEADER];
     b[0..8].copy_from_slice(MAGIC);
@@ -164,6 +216,25 @@ pub fn open_table(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streamed_tables_equal_whole_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let entries: Vec<u16> = (0..1000u16).collect();
+        let (a, _) = write_table(&dir.path().join("a"), 1, 5, &entries).unwrap();
+        let (b, _) = write_table_streaming(&dir.path().join("b"), 1, 1000, 5, |put| {
+            for piece in entries.chunks(77) {
+                put(piece)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(a, b);
+        assert_eq!(
+            std::fs::read(dir.path().join("a")).unwrap(),
+            std::fs::read(dir.path().join("b")).unwrap()
+        );
+    }
 
     #[test]
     fn tables_round_trip_and_catch_damage() {

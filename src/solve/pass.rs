@@ -1,0 +1,170 @@
+//! The successor pass over one block of a tier: every position's successors generated once.
+//!
+//! Successors in finished lower tiers are resolved at once from their stored entries;
+//! successors inside the tier become edges, appended to the log of the target's range, and a
+//! per-position counter of them. Positions decided here (terminal, or decided by lower tiers
+//! alone) and known wins are queued for the level of their depth.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
+use super::cell::{self, Outlook, MAX_COUNTER};
+use super::graph::{pack_edge, u64_bytes, PackedEdge};
+use super::tables::Lookup;
+use crate::error::{Error, Result};
+use crate::game::{Game, Successor, Tier};
+use crate::store::append::AppendLog;
+use crate::value::MAX_DEPTH;
+
+/// Positions one worker takes at a time.
+pub const PASS_CHUNK: usize = 1 << 14;
+
+/// What a block produced besides its cells.
+#[derive(Default)]
+pub struct BlockOutput {
+    /// `(level, index)` of positions to look at when the attractor reaches that level.
+    pub due: Vec<(u32, u32)>,
+    pub edges: u64,
+}
+
+/// Generates successors for positions `start..start + cells.len()` of `tier`, filling their
+/// working cells and appending in-tier edges to `edge_logs` (one per range of `2^range_bits`).
+pub fn pass_block<G: Game, L: Lookup>(
+    game: &G,
+    tier: Tier,
+    lower: &L,
+    start: u64,
+    cells: &mut [u32],
+    range_bits: u32,
+    edge_logs: &[AppendLog],
+) -> Result<BlockOutput> {
+    let ranges = edge_logs.len();
+    let local_mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1);
+    let edges = AtomicU64::new(0);
+    let dues: Vec<Result<Vec<(u32, u32)>>> = cells
+        .par_chunks_mut(PASS_CHUNK)
+        .enumerate()
+        .map_init(
+            || (Vec::with_capacity(64), Vec::with_capacity(64)),
+            |(succ, inside), (ci, chunk)| {
+                let first = start + (ci * PASS_CHUNK) as u64;
+                let mut buckets: Vec<Vec<PackedEdge>> = vec![Vec::new(); ranges];
+                let mut due = Vec::new();
+                let mut failure = None;
+                let mut count = 0u64;
+                game.visit(tier, first..first + chunk.len() as u64, |i, pos| {
+                    if failure.is_some() {
+                        return;
+                    }
+                    succ.clear();
+                    game.successors(pos, succ);
+                    match classify(tier, lower, succ, inside) {
+                        Ok(o) => {
+                            let (c, level) = o.initial_cell();
+                            if !cell::is_final(c) {
+                                for &t in inside.iter() {
+                                    let r = t.checked_shr(range_bits).unwrap_or(0) as usize;
+                                    buckets[r].push(pack_edge(t & local_mask, i as u32));
+                                }
+                                count += inside.len() as u64;
+                            }
+                            chunk[(i - first) as usize] = c;
+                            if let Some(l) = level {
+                                due.push((l, i as u32));
+                            }
+                        }
+                        Err(e) => failure = Some(e),
+                    }
+                });
+                if let Some(e) = failure {
+                    return Err(e);
+                }
+                for (r, b) in buckets.iter().enumerate() {
+                    if !b.is_empty() {
+                        edge_logs[r].append(&u64_bytes(b))?;
+                    }
+                }
+                edges.fetch_add(count, Ordering::Relaxed);
+                Ok(due)
+            },
+        )
+        .collect();
+    let mut out = BlockOutput::default();
+    for d in dues {
+        out.due.extend(d?);
+    }
+    out.edges = edges.into_inner();
+    Ok(out)
+}
+
+/// Sorts one position's successors: lower tiers resolved into an [`Outlook`], in-tier ones
+/// left (distinct) in `inside`.
+#[inline]
+pub fn classify<L: Lookup>(
+    tier: Tier,
+    lower: &L,
+    succ: &[Successor],
+    inside: &mut Vec<u32>,
+) -> Result<Outlook> {
+    let mut o = Outlook {
+        terminal: succ.is_empty(),
+        ..Default::default()
+    };
+    inside.clear();
+    for s in succ {
+        match *s {
+            Successor::MoverLoses => o.floor = o.floor.max(1),
+            Successor::Position { tier: t, index } if t == tier => inside.push(index as u32),
+            Successor::Position { tier: t, index } => {
+                let e = lower.entry(t, index);
+                if e.value().is_none() {
+                    return Err(Error::Internal(format!(
+                        "a move from tier {tier} leads to tier {t}, which is not solved"
+                    )));
+                }
+                o.add_resolved(e);
+            }
+        }
+    }
+    inside.sort_unstable();
+    inside.dedup();
+    if inside.len() as u32 > MAX_COUNTER {
+        return Err(Error::Internal(format!(
+            "a position has {} distinct in-tier successors, more than {MAX_COUNTER}",
+            inside.len()
+        )));
+    }
+    o.in_tier = inside.len() as u32;
+    if o.floor > MAX_DEPTH || o.win.is_some_and(|w| w > MAX_DEPTH) {
+        return Err(Error::DepthOverflow { tier });
+    }
+    Ok(o)
+}
+
+/// Average distinct in-tier successors per position, from an even sample (for planning).
+pub fn estimate_in_tier_degree<G: Game>(game: &G, tier: Tier, size: u64) -> f64 {
+    let samples = size.min(2048);
+    if samples == 0 {
+        return 0.0;
+    }
+    let step = size / samples;
+    let total: u64 = (0..samples)
+        .into_par_iter()
+        .map_init(Vec::new, |succ, k| {
+            succ.clear();
+            game.successors(&game.position(tier, k * step), succ);
+            let mut inside: Vec<u64> = succ
+                .iter()
+                .filter_map(|s| match *s {
+                    Successor::Position { tier: t, index } if t == tier => Some(index),
+                    _ => None,
+                })
+                .collect();
+            inside.sort_unstable();
+            inside.dedup();
+            inside.len() as u64
+        })
+        .sum();
+    total as f64 / samples as f64
+}

@@ -1,0 +1,194 @@
+//! Append-only work files with a running CRC, the unit of intra-tier checkpoints.
+//!
+//! Workers append concurrently (through a lock, in large buffers). A checkpoint *commits* a
+//! log: its buffer is written and synced, and the committed length and the CRC-32 of the
+//! committed prefix go into the manifest. Resuming reopens the log, checks that prefix against
+//! the CRC, and cuts off whatever was appended after the checkpoint, so a resumed run writes
+//! exactly what an uninterrupted one would have.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Length and CRC-32 of a log's committed prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Committed {
+    pub len: u64,
+    pub crc: u32,
+}
+
+struct Inner {
+    file: File,
+    buf: Vec<u8>,
+    /// Bytes written to the file (not counting `buf`).
+    written: u64,
+    crc: crc32fast::Hasher,
+}
+
+/// An append-only file shared by workers.
+pub struct AppendLog {
+    path: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+/// Buffered bytes per log before a write.
+const BUF: usize = 1 << 18;
+
+impl AppendLog {
+    /// Creates (or empties) the log at `path`.
+    pub fn create(path: &Path) -> Result<AppendLog> {
+        let file = File::create(path).map_err(|e| Error::io(path, e))?;
+        Ok(AppendLog {
+            path: path.to_path_buf(),
+            inner: Mutex::new(Inner {
+                file,
+                buf: Vec::new(),
+                written: 0,
+                crc: crc32fast::Hasher::new(),
+            }),
+        })
+    }
+
+    /// Reopens a log at its committed state: the prefix must match `c`, the rest is cut off.
+    pub fn resume(path: &Path, c: Committed) -> Result<AppendLog> {
+        let io = |e| Error::io(path, e);
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        let actual = file.metadata().map_err(io)?.len();
+        if actual < c.len {
+            return Err(Error::corrupt(
+                path,
+                format!(
+                    "checkpoint log has {actual} bytes, the manifest committed {}",
+                    c.len
+                ),
+            ));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        let mut left = c.len;
+        let mut chunk = vec![0u8; 1 << 20];
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            file.read_exact(&mut chunk[..n]).map_err(io)?;
+            crc.update(&chunk[..n]);
+            left -= n as u64;
+        }
+        if crc.clone().finalize() != c.crc {
+            return Err(Error::corrupt(
+                path,
+                "checkpoint log does not match its checksum",
+            ));
+        }
+        file.set_len(c.len).map_err(io)?;
+        file.seek(SeekFrom::Start(c.len)).map_err(io)?;
+        Ok(AppendLog {
+            path: path.to_path_buf(),
+            inner: Mutex::new(Inner {
+                file,
+                buf: Vec::new(),
+                written: c.len,
+                crc,
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends `bytes` (whole, never interleaved with another worker's call).
+    pub fn append(&self, bytes: &[u8]) -> Result<()> {
+        let mut g = self.inner.lock().expect("log lock");
+        g.crc.update(bytes);
+        g.buf.extend_from_slice(bytes);
+        if g.buf.len() >= BUF {
+            Self::write_buf(&mut g, &self.path)?;
+        }
+        Ok(())
+    }
+
+    fn write_buf(g: &mut Inner, path: &Path) -> Result<()> {
+        if g.buf.is_empty() {
+            return Ok(());
+        }
+        let Inner { file, buf, .. } = g;
+        crate::store::fault::check_write(buf.len(), path)?;
+        file.write_all(buf).map_err(|e| Error::io(path, e))?;
+        g.written += g.buf.len() as u64;
+        g.buf.clear();
+        Ok(())
+    }
+
+    /// Writes buffered bytes so the file can be read (no sync).
+    pub fn flush(&self) -> Result<()> {
+        let mut g = self.inner.lock().expect("log lock");
+        Self::write_buf(&mut g, &self.path)
+    }
+
+    /// Writes, syncs, and returns the committed state.
+    pub fn commit(&self) -> Result<Committed> {
+        let mut g = self.inner.lock().expect("log lock");
+        Self::write_buf(&mut g, &self.path)?;
+        g.file.sync_data().map_err(|e| Error::io(&self.path, e))?;
+        Ok(Committed {
+            len: g.written,
+            crc: g.crc.clone().finalize(),
+        })
+    }
+
+    /// Bytes appended so far.
+    pub fn len(&self) -> u64 {
+        let g = self.inner.lock().expect("log lock");
+        g.written + g.buf.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resume_cuts_uncommitted_bytes_and_checks_the_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let log = AppendLog::create(&p).unwrap();
+        log.append(b"hello ").unwrap();
+        let c = log.commit().unwrap();
+        log.append(b"world").unwrap();
+        log.flush().unwrap();
+        drop(log);
+        let log = AppendLog::resume(&p, c).unwrap();
+        log.append(b"there").unwrap();
+        let c2 = log.commit().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"hello there");
+        let mut fresh = crc32fast::Hasher::new();
+        fresh.update(b"hello there");
+        assert_eq!(c2.crc, fresh.finalize());
+        // A damaged committed prefix is refused.
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes[0] ^= 1;
+        std::fs::write(&p, &bytes).unwrap();
+        assert!(matches!(
+            AppendLog::resume(&p, c2),
+            Err(Error::Corrupt { .. })
+        ));
+        // So is a log shorter than what was committed.
+        std::fs::write(&p, b"hel").unwrap();
+        assert!(matches!(
+            AppendLog::resume(&p, c2),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+}

@@ -1,0 +1,54 @@
+//! Fault injection for tests of checkpoints and failures, driven by environment variables:
+//!
+//! | variable                         | effect                                                   |
+//! |----------------------------------|----------------------------------------------------------|
+//! | `BAWO_ABORT_AFTER_CHECKPOINTS=k` | the process aborts right after its k-th checkpoint write  |
+//! | `BAWO_FAIL_WRITES_AFTER=bytes`   | work-file writes fail with "no space left" past that many bytes |
+//!
+//! Both are read once; without them nothing here costs more than a relaxed atomic load.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use crate::error::{Error, Result};
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+fn abort_after() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_ABORT_AFTER_CHECKPOINTS"))
+}
+
+fn fail_writes_after() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_FAIL_WRITES_AFTER"))
+}
+
+static CHECKPOINTS: AtomicU64 = AtomicU64::new(0);
+static WRITTEN: AtomicU64 = AtomicU64::new(0);
+
+/// Called after every checkpoint write; aborts the process at the configured count.
+pub fn checkpoint_written() {
+    let n = CHECKPOINTS.fetch_add(1, Ordering::SeqCst) + 1;
+    if abort_after() == Some(n) {
+        eprintln!("bawo: fault injection: aborting after checkpoint {n}");
+        std::process::abort();
+    }
+}
+
+/// Called before writing `len` bytes of a work file; fails once the budget is spent.
+pub fn check_write(len: usize, path: &Path) -> Result<()> {
+    if let Some(limit) = fail_writes_after() {
+        let before = WRITTEN.fetch_add(len as u64, Ordering::SeqCst);
+        if before + len as u64 > limit {
+            return Err(Error::io(
+                path,
+                std::io::Error::from_raw_os_error(28), // ENOSPC
+            ));
+        }
+    }
+    Ok(())
+}
