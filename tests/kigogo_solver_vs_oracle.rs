@@ -2,8 +2,8 @@
 //! for every tier up to a few seeds, under both `never-ending` options and several thread
 //! counts.
 //!
-//! No never-ending move exists with so few seeds (the mover needs far more than 6 seeds on
-//! its side: see `kigogo_rules.rs`), so here the two options must give the same tables; the
+//! No never-ending move exists with at most 6 seeds (a unit test in `src/game/kigogo.rs`
+//! checks every start), so here the two options must give the same tables; the
 //! options are told apart move by move in `kigogo_moves_vs_oracle.rs` and by hand in
 //! `kigogo_rules.rs`.
 
@@ -93,8 +93,8 @@ fn check(seeds: u32, rules: &str, threads: &[usize]) -> HashMap<KPos, OValue> {
 fn every_position_up_to_4_seeds_never_ending_illegal() {
     let values = check(4, "", &[1, 2]);
     // The comparison means something only if it covers wins and losses, deep ones too. (There
-    // are no draws this low: lone seeds on the two front rows walk towards each other and one
-    // captures the other; the solver's draws are compared with the oracle's in the Bawo test.)
+    // are no draws this low; the solver's draws are compared with the oracle's in the Bawo
+    // test.)
     let mut kinds = [0u32; 3];
     let mut deepest = 0;
     for v in values.values() {
