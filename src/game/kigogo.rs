@@ -201,7 +201,9 @@ impl Kigogo {
         self.rules
     }
 
-    /// The position with `counts` (48, row-major) on the board and `side` to move.
+    /// The position with `counts` (48, row-major) on the board and `side` to move. Panics
+    /// unless there are exactly 48 counts. Sowing keeps pits in bytes, so the rules are only
+    /// defined for boards of at most [`MAX_SEEDS`] seeds (`parse_position` refuses more).
     pub fn make_position(&self, counts: &[u8], side: Side) -> KigogoPosition {
         let mut board = [0u8; PITS];
         board.copy_from_slice(counts);
