@@ -45,7 +45,7 @@ pub enum Command {
 
 #[derive(Args, Debug, Clone)]
 pub struct GameArgs {
-    /// Game: bawo.
+    /// Game: bawo or kigogo.
     #[arg(long, default_value = "bawo")]
     pub game: String,
     /// Set when --game was typed (not defaulted); filled in by `run`.
@@ -57,7 +57,8 @@ pub struct GameArgs {
     /// Bawo lap cap L: single drops per move before the rest of the hand is discarded.
     #[arg(long = "lap-cap")]
     pub lap_cap: Option<u64>,
-    /// Rule options, comma-separated, e.g. kichwa=relay,capture=occupied.
+    /// Rule options, comma-separated, e.g. kichwa=relay,capture=occupied (bawo) or
+    /// never-ending=loss (kigogo).
     #[arg(long)]
     pub rules: Option<String>,
 }
@@ -125,7 +126,8 @@ impl PositionArgs {
 pub struct SolveArgs {
     #[command(flatten)]
     pub game: GameArgs,
-    /// Solve every position with at most this many seeds on the board [default: 12 for bawo].
+    /// Solve every position with at most this many seeds on the board [default: 12 for bawo,
+    /// 5 for kigogo].
     #[arg(long)]
     pub seeds: Option<u32>,
     /// Run directory for the tables [default: bawo-db/<game>-<parameters>].
@@ -309,7 +311,7 @@ fn cmd_solve(a: SolveArgs) -> Result<()> {
             params.lap_cap.get_or_insert(64);
         }
         let game = AnyGame::from_params(&params)?;
-        let seeds = a.seeds.unwrap_or(12);
+        let seeds = a.seeds.unwrap_or_else(|| default_seeds(&game));
         let out = a
             .out
             .clone()
@@ -381,6 +383,15 @@ fn cmd_solve(a: SolveArgs) -> Result<()> {
     Ok(())
 }
 
+/// The seed budget `solve` uses without `--seeds`: an instance solved in seconds.
+fn default_seeds(game: &AnyGame) -> u32 {
+    match game {
+        // Kigogo's 48 pits make tiers grow fast: 5 seeds is 5.8 million positions.
+        AnyGame::Kigogo(_) => 5,
+        _ => 12,
+    }
+}
+
 fn print_summary(descriptor: &str, s: &Summary) {
     println!("{descriptor}");
     println!(
@@ -425,8 +436,9 @@ fn cmd_query(a: QueryArgs) -> Result<()> {
     with_game!(db.game(), g => {
         let pos = a.position.position(g)?;
         let seeds: u32 = g.board_counts(&pos).iter().sum();
-        let (tier, _) = g.locate(&pos)?;
-        if db.manifest().record(tier).is_none() {
+        // Seeds first: a board far beyond the database may not even have an index.
+        let covered = seeds <= db.manifest().seeds;
+        if !covered || db.manifest().record(g.locate(&pos)?.0).is_none() {
             return Err(Error::Input(bawo::game::InputError::new(format!(
                 "the board holds {seeds} seeds; the database at {} covers at most {}",
                 a.db.display(),

@@ -14,6 +14,7 @@
 
 pub mod bawo;
 pub mod input;
+pub mod kigogo;
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -160,6 +161,7 @@ pub trait Game: Send + Sync + Sized {
 #[derive(Clone, Debug)]
 pub enum AnyGame {
     Bawo(bawo::Bawo),
+    Kigogo(kigogo::Kigogo),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`].
@@ -168,6 +170,7 @@ macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
             $crate::game::AnyGame::Bawo($g) => $body,
+            $crate::game::AnyGame::Kigogo($g) => $body,
         }
     };
 }
@@ -238,8 +241,12 @@ impl AnyGame {
                 let rules = bawo::BawoRules::parse(p.rules.as_deref().unwrap_or(""))?;
                 Ok(AnyGame::Bawo(bawo::Bawo::new(n, lap_cap, rules)?))
             }
+            "kigogo" => {
+                let rules = kigogo::KigogoRules::parse(p.rules.as_deref().unwrap_or(""))?;
+                Ok(AnyGame::Kigogo(kigogo::Kigogo::new(rules)))
+            }
             other => Err(InputError::new(format!(
-                "unknown game '{other}' (known: bawo)"
+                "unknown game '{other}' (known: bawo, kigogo)"
             ))),
         }
     }

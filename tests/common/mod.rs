@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod bawo_oracle;
+pub mod kigogo_oracle;
 
 use std::collections::HashMap;
 use std::hash::Hash;
