@@ -58,6 +58,9 @@ pub struct Ranker {
     /// `0..=i` hold `s` seeds. Saturates at `u64::MAX`; such entries only occur in tiers that
     /// [`Ranker::count`] already refuses.
     table: Vec<u64>,
+    /// `counts[k]`: compositions of exactly `k` seeds (`u64::MAX` when they overflow), so that
+    /// ranking with a side offset never recomputes a binomial.
+    counts: Vec<u64>,
 }
 
 impl Ranker {
@@ -76,10 +79,17 @@ impl Ranker {
                 table[i * width + s] = c.min(u64::MAX as u128) as u64;
             }
         }
+        let counts = (0..=max_seeds)
+            .map(|k| match compositions(k, pits) {
+                Some(c) if c <= u64::MAX as u128 => c as u64,
+                _ => u64::MAX,
+            })
+            .collect();
         Ranker {
             pits,
             max_seeds,
             table,
+            counts,
         }
     }
 
@@ -93,10 +103,10 @@ impl Ranker {
 
     /// Number of compositions of exactly `seeds` seeds, or an error when it exceeds `u64`
     /// (ranks of such totals would overflow).
+    #[inline]
     pub fn count(&self, seeds: u32) -> Result<u64, TooLarge> {
-        debug_assert!(seeds <= self.max_seeds);
-        match compositions(seeds, self.pits) {
-            Some(c) if c <= u64::MAX as u128 => Ok(c as u64),
+        match self.counts.get(seeds as usize) {
+            Some(&c) if c != u64::MAX => Ok(c),
             _ => Err(TooLarge {
                 what: "composition count",
                 seeds,

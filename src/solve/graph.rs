@@ -27,6 +27,20 @@ pub struct PredRange {
     pub sources: Vec<u32>,
 }
 
+/// A raw pointer shared by workers that write disjoint slots.
+#[derive(Clone, Copy)]
+struct SharedSlice<T>(*mut T);
+// SAFETY: used only for writes to disjoint indices, coordinated by the callers above.
+unsafe impl<T: Send> Send for SharedSlice<T> {}
+unsafe impl<T: Send> Sync for SharedSlice<T> {}
+impl<T> SharedSlice<T> {
+    /// # Safety
+    /// `i` must be in bounds and written by no other thread.
+    unsafe fn write(&self, i: usize, v: T) {
+        self.0.add(i).write(v)
+    }
+}
+
 /// Predecessor lists of one range, borrowed (from a [`PredRange`] or a mapped file).
 #[derive(Clone, Copy, Debug)]
 pub struct PredView<'a> {
@@ -42,28 +56,90 @@ impl PredView<'_> {
 }
 
 impl PredRange {
-    /// Counting sort of one bucket's edges by local target.
+    /// Groups one bucket's edges by local target: a parallel radix pass splits them into
+    /// sub-ranges whose counters fit in cache, then each sub-range is counting-sorted on its
+    /// own. The order of sources within a target follows the bucket's order.
     pub fn build(len: usize, edges: &[PackedEdge]) -> Result<PredRange> {
+        use rayon::prelude::*;
         if edges.len() >= u32::MAX as usize {
             return Err(Error::Internal(format!(
                 "{} edges into one range; a smaller --mem makes smaller ranges",
                 edges.len()
             )));
         }
+        const SUB_BITS: u32 = 16;
+        let subs = (len >> SUB_BITS) + 1;
+        let sub_of = |e: u64| ((e >> 32) as usize) >> SUB_BITS;
+        // Pass 1: edges per sub-range, per chunk of the input.
+        let chunk = (edges.len() / (4 * rayon::current_num_threads()).max(1)).max(1 << 16);
+        let counts: Vec<Vec<u32>> = edges
+            .par_chunks(chunk)
+            .map(|c| {
+                let mut h = vec![0u32; subs];
+                for &e in c {
+                    h[sub_of(e)] += 1;
+                }
+                h
+            })
+            .collect();
+        // Where each chunk's edges of each sub-range start in the grouped array.
+        let mut starts = vec![vec![0usize; subs]; counts.len()];
+        let mut sub_start = vec![0usize; subs + 1];
+        let mut at = 0usize;
+        for s in 0..subs {
+            sub_start[s] = at;
+            for (c, h) in counts.iter().enumerate() {
+                starts[c][s] = at;
+                at += h[s] as usize;
+            }
+        }
+        sub_start[subs] = at;
+        // Pass 2: scatter into sub-range order (each chunk writes its own disjoint slots).
+        let mut grouped = vec![0u64; edges.len()];
+        {
+            let out = SharedSlice(grouped.as_mut_ptr());
+            edges
+                .par_chunks(chunk)
+                .zip(starts.into_par_iter())
+                .for_each(|(c, mut pos)| {
+                    for &e in c {
+                        let s = sub_of(e);
+                        // SAFETY: slot ranges of different chunks and sub-ranges are disjoint.
+                        unsafe { out.write(pos[s], e) };
+                        pos[s] += 1;
+                    }
+                });
+        }
+        // Pass 3: counting sort inside each sub-range, in parallel.
         let mut offsets = vec![0u32; len + 1];
-        for &e in edges {
-            offsets[(e >> 32) as usize + 1] += 1;
-        }
-        for i in 0..len {
-            offsets[i + 1] += offsets[i];
-        }
-        let mut fill = offsets.clone();
         let mut sources = vec![0u32; edges.len()];
-        for &e in edges {
-            let t = (e >> 32) as usize;
-            sources[fill[t] as usize] = e as u32;
-            fill[t] += 1;
-        }
+        let src = SharedSlice(sources.as_mut_ptr());
+        offsets[1..]
+            .par_chunks_mut(1 << SUB_BITS)
+            .enumerate()
+            .for_each(|(s, offs)| {
+                let lo = sub_start[s];
+                let group = &grouped[lo..sub_start[s + 1]];
+                let base = s << SUB_BITS;
+                // offs[t - base] counts targets, then becomes the end offset of each target.
+                let mut fill = vec![0u32; offs.len()];
+                for &e in group {
+                    fill[((e >> 32) as usize) - base] += 1;
+                }
+                let mut running = lo as u32;
+                for (i, f) in fill.iter_mut().enumerate() {
+                    let n = *f;
+                    *f = running;
+                    running += n;
+                    offs[i] = running;
+                }
+                for &e in group {
+                    let t = ((e >> 32) as usize) - base;
+                    // SAFETY: each sub-range writes only its own slots lo..hi of `sources`.
+                    unsafe { src.write(fill[t] as usize, e as u32) };
+                    fill[t] += 1;
+                }
+            });
         Ok(PredRange { offsets, sources })
     }
 
@@ -180,6 +256,27 @@ mod tests {
         assert_eq!(v.preds(1), &[] as &[u32]);
         assert_eq!(v.preds(2), &[10, 12]);
         assert_eq!(v.preds(3), &[13]);
+    }
+
+    #[test]
+    fn large_builds_agree_with_a_plain_counting_sort() {
+        // Several sub-ranges and input chunks, targets in arbitrary order.
+        let len = 300_000usize;
+        let edges: Vec<u64> = (0..1_000_000u64)
+            .map(|i| pack_edge(((i * 7919) % len as u64) as u32, (i % 65_537) as u32))
+            .collect();
+        let got = PredRange::build(len, &edges).unwrap();
+        let mut want: Vec<Vec<u32>> = vec![Vec::new(); len];
+        for &e in &edges {
+            want[(e >> 32) as usize].push(e as u32);
+        }
+        for t in (0..len).step_by(997) {
+            let mut g = got.view().preds(t).to_vec();
+            g.sort_unstable();
+            want[t].sort_unstable();
+            assert_eq!(g, want[t], "target {t}");
+        }
+        assert_eq!(got.offsets[len] as usize, edges.len());
     }
 
     #[test]

@@ -505,24 +505,24 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(&self.due[&(level, r)])
     }
 
-    /// Appends `(level, global index)` pairs to the due logs of their level and range.
-    fn queue(&mut self, mut items: Vec<(u32, u32)>) -> Result<()> {
-        items.sort_unstable();
-        let bits = self.st.range_bits;
-        let mut i = 0;
-        while i < items.len() {
-            let (level, idx) = items[i];
-            let r = idx.checked_shr(bits).unwrap_or(0) as usize;
-            let mask = 1u32.checked_shl(bits).map_or(u32::MAX, |v| v - 1);
-            let mut words = Vec::new();
-            while i < items.len()
-                && items[i].0 == level
-                && items[i].1.checked_shr(bits).unwrap_or(0) as usize == r
-            {
-                words.push(items[i].1 & mask);
-                i += 1;
+    /// Appends `(level, global index)` pairs, all in range `r`, to the due logs of their
+    /// level (in the order given: bucketing, no sort).
+    fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
+        let mask = 1u32
+            .checked_shl(self.st.range_bits)
+            .map_or(u32::MAX, |v| v - 1);
+        let mut by_level: Vec<Vec<u32>> = Vec::new();
+        for &(level, idx) in items {
+            let l = level as usize;
+            if by_level.len() <= l {
+                by_level.resize_with(l + 1, Vec::new);
             }
-            self.due_log(level, r)?.append(&u32_bytes(&words))?;
+            by_level[l].push(idx & mask);
+        }
+        for (level, words) in by_level.iter().enumerate() {
+            if !words.is_empty() {
+                self.due_log(level as u32, r)?.append(&u32_bytes(words))?;
+            }
         }
         Ok(())
     }
@@ -566,7 +566,7 @@ impl<'g, G: Game> Job<'g, G> {
                 .as_ref()
                 .expect("created above")
                 .append(&u32_bytes(&cells))?;
-            self.queue(out.due)?;
+            self.queue(r, &out.due)?;
             self.st.in_tier_edges += out.edges;
             self.st.next += 1;
             progress.advance(end - start);
@@ -715,8 +715,7 @@ impl<'g, G: Game> Job<'g, G> {
                 let newly = apply(cells, &m, level)
                     .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
                 drop(cells_map);
-                let base = (r as u32).checked_shl(bits).unwrap_or(0);
-                self.queue(newly.into_iter().map(|(d, p)| (d, base | p)).collect())?;
+                self.queue(r, &newly)?;
             }
             msgs.cleanup();
             level += 1;
