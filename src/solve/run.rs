@@ -56,6 +56,8 @@ pub struct SolveReport {
     pub bytes_written: u64,
     /// The directory already held this finished solve; nothing was computed.
     pub already_done: bool,
+    /// Time spent writing the compressed `.bdb` files (included in `wall`).
+    pub compress: Duration,
 }
 
 /// Progress of a whole solve: a tier starting, then the tier's own phases.
@@ -116,6 +118,16 @@ pub fn solve<G: Game>(
         let file = table_file(tier);
         let path = cfg.out.join(&file);
         let (header, bytes) = table::write_table(&path, tier, fp, &solved.entries)?;
+        let tc = Instant::now();
+        let bdb = crate::db::format::write_tier(
+            &cfg.out,
+            tier,
+            fp,
+            &solved.entries,
+            &Default::default(),
+        )?;
+        report.compress += tc.elapsed();
+        let bytes = bytes + bdb.bytes;
         report.bytes_written += bytes;
         tables.insert(tier, super::tables::TableData::Owned(solved.entries));
         manifest.tiers.push(TierRecord {
@@ -123,6 +135,7 @@ pub fn solve<G: Game>(
             counts: solved.counts.clone(),
             file,
             checksum: format!("{:016x}", header.checksum),
+            bdb: Some(bdb),
         });
         manifest.save(&cfg.out)?;
         progress.tier_finished(&solved.counts, t0.elapsed(), bytes);
