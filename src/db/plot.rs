@@ -116,7 +116,11 @@ fn draw_shares<DB: DrawingBackend>(stats: &Stats, area: &DrawingArea<DB, Shift>)
         .margin(12)
         .x_label_area_size(36)
         .y_label_area_size(52)
-        .build_cartesian_2d(-0.5f64..max_seeds + 0.5, 0f64..100f64)
+        // Room on the right for the legend.
+        .build_cartesian_2d(
+            -0.5f64..max_seeds + 0.5 + (max_seeds / 8.0).max(2.0),
+            0f64..100f64,
+        )
         .map_err(plot_err)?;
     chart
         .configure_mesh()
