@@ -742,7 +742,14 @@ fn cmd_play(a: PlayArgs) -> Result<()> {
             p
         };
         let (tier, _) = g.locate(&start)?;
-        db.record(tier)?;
+        if db.manifest().record(tier).is_none() {
+            return Err(Error::Input(bawo::game::InputError::new(format!(
+                "the start position has {} seeds on the board; the database at {} covers at most {}",
+                g.board_counts(&start).iter().sum::<u32>(),
+                a.db.display(),
+                db.manifest().seeds
+            ))));
+        }
         let human = match &a.human {
             Some(s) => Side::parse(s)?,
             None => g.side_to_move(&start),
