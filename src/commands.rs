@@ -38,6 +38,17 @@ pub enum Command {
     Query(QueryArgs),
     /// The legal moves of a position and where each leads.
     Moves(MovesArgs),
+    /// Check a database: every checksum, and every stored value recomputed from successors.
+    Verify(VerifyArgs),
+    /// WIN/LOSS/DRAW counts and depth histograms per tier, optionally as a plot.
+    Stats(StatsArgs),
+    /// Play against perfect play in the terminal (moves read line by line from stdin).
+    Play(PlayArgs),
+    /// Write one tier as CSV: index, pit counts, side to move, value, depth.
+    Export(ExportArgs),
+    /// Re-encode a database's compressed tier files from its raw tables (size experiments).
+    #[command(hide = true)]
+    Pack(PackArgs),
     /// Benchmark: generate every position's successors once, nothing else.
     #[command(hide = true)]
     BenchPass(BenchPassArgs),
@@ -202,6 +213,93 @@ pub struct MovesArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Recompute only this many random positions (checksums are still all checked).
+    #[arg(long)]
+    pub sample: Option<u64>,
+    /// Seed of --sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Print one JSON object (the keys of `solve --json` plus depth histograms).
+    #[arg(long)]
+    pub json: bool,
+    /// Draw value shares per tier and the depth histogram into FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Pit counts of the start position [default: the game's opening if the database holds
+    /// it, else a random position of the largest tier, see --seed].
+    #[arg(long)]
+    pub board: Option<String>,
+    /// Side to move in --board: A or B.
+    #[arg(long = "to-move", default_value = "A", requires = "board")]
+    pub to_move: String,
+    /// Start from the game's opening position.
+    #[arg(long, conflicts_with = "board")]
+    pub start: bool,
+    /// Seed of the random start position [default: the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The side you play [default: the side to move at the start].
+    #[arg(long = "as", value_name = "SIDE")]
+    pub human: Option<String>,
+    /// Show every legal move's value on your turns.
+    #[arg(long)]
+    pub hints: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Tier to export (for Bawo: the seeds on the board).
+    #[arg(long)]
+    pub tier: u32,
+    /// Output format: csv.
+    #[arg(long, default_value = "csv")]
+    pub format: String,
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct PackArgs {
+    /// Run directory holding raw tables (`tier-KKKK.tbl`).
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Positions per block.
+    #[arg(long, default_value_t = bawo::db::format::EncodeOptions::default().block_positions)]
+    pub block: u32,
+    /// zstd level.
+    #[arg(long, default_value_t = bawo::db::format::EncodeOptions::default().level)]
+    pub level: i32,
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
 pub struct BenchPassArgs {
     #[command(flatten)]
     pub game: GameArgs,
@@ -223,6 +321,11 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Reach(a) => cmd_reach(a),
         Command::Query(a) => cmd_query(a),
         Command::Moves(a) => cmd_moves(a),
+        Command::Verify(a) => cmd_verify(a),
+        Command::Stats(a) => cmd_stats(a),
+        Command::Play(a) => cmd_play(a),
+        Command::Export(a) => cmd_export(a),
+        Command::Pack(a) => cmd_pack(a),
         Command::BenchPass(a) => cmd_bench_pass(a),
     }
 }
@@ -378,6 +481,11 @@ fn cmd_solve(a: SolveArgs) -> Result<()> {
             report.summary.states as f64 / report.wall.as_secs_f64() / 1e6,
             human_bytes(report.bytes_written),
             out.display()
+        );
+        println!(
+            "compressed database files: {:.2}s ({:.1}% of the solve)",
+            report.compress.as_secs_f64(),
+            100.0 * report.compress.as_secs_f64() / report.wall.as_secs_f64().max(1e-9)
         );
     }
     Ok(())
@@ -599,4 +707,281 @@ fn bare_pass<G: Game>(g: &G, seeds: u32) -> Result<(u64, u64, f64)> {
         states += size;
     }
     Ok((states, successors, start.elapsed().as_secs_f64()))
+}
+
+fn cmd_verify(a: VerifyArgs) -> Result<()> {
+    let db = Database::open(&a.db)?;
+    let opts = db::verify::VerifyOptions {
+        sample: a.sample,
+        seed: a.seed,
+    };
+    let start = Instant::now();
+    let report = with_threads(a.threads, || db::verify::verify(&db, &opts))??;
+    if a.json {
+        print_json(&report);
+    } else {
+        println!("{}", db.manifest().game);
+        println!(
+            "{} files, {} blocks: {}",
+            report.files,
+            report.blocks,
+            if report.bad_blocks.is_empty() {
+                "every checksum matches"
+            } else {
+                "DAMAGED"
+            }
+        );
+        for b in &report.bad_blocks {
+            println!("  damaged: {b}");
+        }
+        if report.bad_blocks.is_empty() {
+            println!(
+                "{} positions recomputed from their successors in {:.2}s: {} disagree",
+                report.checked,
+                start.elapsed().as_secs_f64(),
+                report.mismatches
+            );
+        }
+        for b in &report.bad_positions {
+            let board: Vec<String> = b.board.iter().map(u32::to_string).collect();
+            println!(
+                "  bad: --board {} --to-move {} (tier {}, index {}): stored {}, successors say {}",
+                board.join(","),
+                b.to_move,
+                b.tier,
+                b.index,
+                b.stored,
+                b.expected
+            );
+        }
+    }
+    if report.ok() {
+        Ok(())
+    } else if !report.bad_blocks.is_empty() {
+        Err(Error::corrupt(
+            &a.db,
+            format!(
+                "verify failed: {} damaged files or blocks",
+                report.bad_blocks.len()
+            ),
+        ))
+    } else {
+        Err(Error::corrupt(
+            &a.db,
+            format!(
+                "verify failed: {} positions disagree with their successors",
+                report.mismatches
+            ),
+        ))
+    }
+}
+
+fn cmd_stats(a: StatsArgs) -> Result<()> {
+    if let Some(p) = &a.plot {
+        db::plot::PlotKind::of(p)?;
+    }
+    let db = Database::open(&a.db)?;
+    let s = db::stats::stats(&db)?;
+    if let Some(p) = &a.plot {
+        db::plot::plot(&s, p)?;
+    }
+    if a.json {
+        print_json(&s);
+        return Ok(());
+    }
+    println!("{}", s.game);
+    println!(
+        "{:>6} {:>14} {:>14} {:>14} {:>14} {:>9}  positions at depth 0, 1, 2, ...",
+        "seeds", "positions", "win", "loss", "draw", "max depth"
+    );
+    for t in &s.tiers {
+        let depths: Vec<String> = (0..t.win_depths.len().max(t.loss_depths.len()))
+            .map(|d| {
+                let w = t.win_depths.get(d).copied().unwrap_or(0);
+                let l = t.loss_depths.get(d).copied().unwrap_or(0);
+                match (w, l) {
+                    (0, 0) => "-".to_string(),
+                    (w, 0) => format!("{w}"),
+                    (0, l) => format!("{l}"),
+                    (w, l) => format!("{w}w+{l}l"),
+                }
+            })
+            .collect();
+        println!(
+            "{:>6} {:>14} {:>14} {:>14} {:>14} {:>9}  {}",
+            t.seeds,
+            t.states,
+            t.win,
+            t.loss,
+            t.draw,
+            t.max_depth,
+            depths.join(" ")
+        );
+    }
+    println!(
+        "{:>6} {:>14} {:>14} {:>14} {:>14} {:>9}",
+        "all", s.states, s.win, s.loss, s.draw, s.max_depth
+    );
+    println!(
+        "{} in tier files, {:.3} bits per position",
+        human_bytes(s.file_bytes),
+        s.file_bytes as f64 * 8.0 / s.states.max(1) as f64
+    );
+    if let Some(p) = &a.plot {
+        println!("plot written to {}", p.display());
+    }
+    Ok(())
+}
+
+fn cmd_play(a: PlayArgs) -> Result<()> {
+    let db = Database::open(&a.db)?;
+    with_game!(db.game(), g => {
+        let start = if a.board.is_some() || a.start {
+            PositionArgs {
+                board: a.board.clone(),
+                to_move: a.to_move.clone(),
+                start: a.start,
+                hands: None,
+                houses: None,
+            }
+            .position(g)?
+        } else {
+            let seed = a.seed.unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(0)
+            });
+            let p = db::play::default_position(&db, g, seed)?;
+            let board: Vec<String> = g.board_counts(&p).iter().map(u32::to_string).collect();
+            println!(
+                "start: --board {} --to-move {} (random position of the largest tier, --seed {seed})",
+                board.join(","),
+                g.side_to_move(&p).letter()
+            );
+            p
+        };
+        let (tier, _) = g.locate(&start)?;
+        if db.manifest().record(tier).is_none() {
+            return Err(Error::Input(bawo::game::InputError::new(format!(
+                "the start position has {} seeds on the board; the database at {} covers at most {}",
+                g.board_counts(&start).iter().sum::<u32>(),
+                a.db.display(),
+                db.manifest().seeds
+            ))));
+        }
+        let human = match &a.human {
+            Some(s) => Side::parse(s)?,
+            None => g.side_to_move(&start),
+        };
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        let mut out = std::io::stdout().lock();
+        let (end, plies) = db::play::play(&db, g, start, human, a.hints, &mut input, &mut out)?;
+        match end {
+            db::play::PlayEnd::Finished { loser } => println!(
+                "game over after {plies} plies: {} wins{}",
+                loser.other().letter(),
+                if loser == human { " (the engine)" } else { " (you)" }
+            ),
+            db::play::PlayEnd::Quit => println!("quit after {plies} plies"),
+        }
+        Ok(())
+    })
+}
+
+fn cmd_export(a: ExportArgs) -> Result<()> {
+    db::export::ExportFormat::parse(&a.format)?;
+    let db = Database::open(&a.db)?;
+    if db.manifest().record(a.tier).is_none() {
+        return Err(Error::Input(bawo::game::InputError::new(format!(
+            "--tier {}: the database at {} holds tiers {}",
+            a.tier,
+            a.db.display(),
+            db.manifest()
+                .tiers
+                .iter()
+                .map(|r| r.tier.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        ))));
+    }
+    match &a.out {
+        Some(path) => {
+            let mut rows = 0;
+            let mut failure = None;
+            bawo::store::write_atomic(path, |w| {
+                let mut w = w;
+                match db::export::export_csv(&db, a.tier, &mut w) {
+                    Ok(n) => {
+                        rows = n;
+                        Ok(())
+                    }
+                    Err(e) => {
+                        let msg = e.to_string();
+                        failure = Some(e);
+                        Err(std::io::Error::other(msg))
+                    }
+                }
+            })
+            .map_err(|e| failure.take().unwrap_or(e))?;
+            eprintln!("{rows} rows written to {}", path.display());
+            Ok(())
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            match db::export::export_csv(&db, a.tier, &mut out) {
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    Ok(())
+                }
+                r => r.map(|_| ()),
+            }
+        }
+    }
+}
+
+fn cmd_pack(a: PackArgs) -> Result<()> {
+    let m = bawo::store::manifest::Manifest::load(&a.db)?
+        .ok_or_else(|| Error::Missing(format!("{} holds no manifest", a.db.display())))?;
+    let opts = db::format::EncodeOptions {
+        block_positions: a.block,
+        level: a.level,
+    };
+    if opts.block_positions == 0 {
+        return Err(Error::Input(bawo::game::InputError::new(
+            "--block must be positive",
+        )));
+    }
+    let mut m2 = m.clone();
+    let (mut states, mut bytes, mut secs) = (0u64, 0u64, 0f64);
+    for r in m2.tiers.iter_mut() {
+        let (_, data) = bawo::store::table::open_table(
+            &a.db.join(&r.file),
+            r.tier,
+            r.counts.states,
+            m.fingerprint_value(),
+            true,
+        )?;
+        let t = Instant::now();
+        let rec = with_threads(a.threads, || {
+            db::format::write_tier(&a.db, r.tier, m.fingerprint_value(), data.entries(), &opts)
+        })??;
+        secs += t.elapsed().as_secs_f64();
+        states += r.counts.states;
+        bytes += rec.bytes;
+        r.bdb = Some(rec);
+    }
+    m2.save(&a.db)?;
+    println!(
+        "block {} level {}: {} positions, {} bytes, {:.3} bits/position, {:.2}s encoding",
+        a.block,
+        a.level,
+        states,
+        bytes,
+        bytes as f64 * 8.0 / states.max(1) as f64,
+        secs
+    );
+    Ok(())
 }

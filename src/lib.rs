@@ -7,7 +7,7 @@
 //! | [`value`]    | WIN/LOSS/DRAW and depths, packed in 16-bit entries                |
 //! | [`solve`]    | tiered retrograde solver: successor pass, predecessors, attractor |
 //! | [`store`]    | run directories: atomic files, tables, manifest                    |
-//! | [`db`]       | finished databases: probing positions                             |
+//! | [`db`]       | finished databases: compressed tier files, probes, verify, stats, play, export |
 //! | [`progress`] | progress bars and log lines                                       |
 
 pub mod db;

@@ -1,8 +1,28 @@
 //! Finished databases: opening a run directory and probing positions.
 //!
-//! A database is a run directory whose manifest names the game; [`Database::open`] rebuilds the
-//! game from that descriptor, so probes never mix rules. Tier tables are opened on first use
-//! (header and checksum checked) and kept for later probes.
+//! | module     | job                                                              |
+//! |------------|------------------------------------------------------------------|
+//! | [`format`] | the compressed tier file (`.bdb`): encode, open, decode blocks    |
+//! | [`cache`]  | decoded blocks kept for repeated probes                           |
+//! | [`verify`] | forward pass recomputing every stored value, checksums            |
+//! | [`stats`]  | counts and depth histograms per tier                              |
+//! | [`plot`]   | the `stats --plot` picture                                        |
+//! | [`play`]   | a game against perfect play                                      |
+//! | [`export`] | a tier as CSV                                                     |
+//!
+//! A database is a run directory whose manifest names the game; [`Database::open`] rebuilds
+//! the game from that descriptor, so probes never mix rules. Each tier is read from its
+//! compressed `.bdb` file when the manifest lists one (a shipped database holds only those
+//! and the manifest); directories solved before `.bdb` files existed fall back to the raw
+//! `.tbl` tables. Files are opened on first use, their headers checked, and kept.
+
+pub mod cache;
+pub mod export;
+pub mod format;
+pub mod play;
+pub mod plot;
+pub mod stats;
+pub mod verify;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,19 +33,36 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::game::{AnyGame, Game, MoveOutcome, Tier};
 use crate::solve::tables::TableData;
-use crate::store::manifest::Manifest;
+use crate::store::manifest::{Manifest, TierRecord};
 use crate::store::table;
 use crate::value::{Entry, Value};
+use cache::BlockCache;
+use format::BdbFile;
+
+/// Where a tier's entries are read from.
+#[derive(Clone)]
+pub enum TierSource {
+    /// The compressed file; probes go through the block cache.
+    Compressed(Arc<BdbFile>),
+    /// The solver's raw table (older run directories without `.bdb` files).
+    Raw(Arc<TableData>),
+}
 
 pub struct Database {
     dir: PathBuf,
     manifest: Manifest,
     game: AnyGame,
-    open: Mutex<HashMap<Tier, Arc<TableData>>>,
+    open: Mutex<HashMap<Tier, TierSource>>,
+    cache: BlockCache,
 }
 
 impl Database {
     pub fn open(dir: &Path) -> Result<Database> {
+        Self::open_with_cache(dir, cache::DEFAULT_BUDGET)
+    }
+
+    /// Opens a database whose block cache keeps up to `cache_bytes` of decoded blocks.
+    pub fn open_with_cache(dir: &Path, cache_bytes: usize) -> Result<Database> {
         if !dir.is_dir() {
             return Err(Error::Missing(format!(
                 "{} is not a directory holding a database",
@@ -51,6 +88,7 @@ impl Database {
             manifest,
             game,
             open: Mutex::new(HashMap::new()),
+            cache: BlockCache::new(cache_bytes),
         })
     }
 
@@ -66,11 +104,13 @@ impl Database {
         &self.dir
     }
 
-    fn table(&self, tier: Tier) -> Result<Arc<TableData>> {
-        if let Some(t) = self.open.lock().expect("table cache lock").get(&tier) {
-            return Ok(t.clone());
-        }
-        let record = self.manifest.record(tier).ok_or_else(|| {
+    pub fn cache(&self) -> &BlockCache {
+        &self.cache
+    }
+
+    /// The manifest's record of `tier`, or an error naming the tiers the database holds.
+    pub fn record(&self, tier: Tier) -> Result<&TierRecord> {
+        self.manifest.record(tier).ok_or_else(|| {
             let solved: Vec<String> = self
                 .manifest
                 .tiers
@@ -86,49 +126,139 @@ impl Database {
                     solved.join(",")
                 }
             ))
-        })?;
-        let path = self.dir.join(&record.file);
-        let (header, data) = table::open_table(
-            &path,
-            tier,
-            record.counts.states,
-            self.manifest.fingerprint_value(),
-            true,
-        )?;
-        if format!("{:016x}", header.checksum) != record.checksum {
-            return Err(Error::corrupt(&path, "checksum differs from the manifest"));
-        }
-        let data = Arc::new(data);
-        self.open
-            .lock()
-            .expect("table cache lock")
-            .insert(tier, data.clone());
-        Ok(data)
+        })
     }
 
-    /// The stored entry of `index` in `tier`.
-    pub fn probe(&self, tier: Tier, index: u64) -> Result<Entry> {
-        let t = self.table(tier)?;
-        let e = t
-            .entries()
-            .get(index as usize)
-            .copied()
-            .map(Entry)
-            .ok_or_else(|| Error::Internal(format!("index {index} beyond tier {tier}")))?;
-        if !e.is_valid_solved() {
-            return Err(Error::corrupt(
-                self.dir
-                    .join(&self.manifest.record(tier).expect("opened").file),
-                format!("position {index} holds an invalid entry {:#06x}", e.0),
-            ));
+    /// Opens (once) the file that holds `tier`.
+    pub fn source(&self, tier: Tier) -> Result<TierSource> {
+        if let Some(t) = self.open.lock().expect("table lock").get(&tier) {
+            return Ok(t.clone());
         }
-        Ok(e)
+        let record = self.record(tier)?;
+        let fp = self.manifest.fingerprint_value();
+        let source = match &record.bdb {
+            Some(bdb) => {
+                let path = self.dir.join(&bdb.file);
+                let f = BdbFile::open(&path, tier, record.counts.states, fp)?;
+                if format!("{:016x}", f.stored_checksum()) != bdb.checksum {
+                    return Err(Error::corrupt(
+                        &path,
+                        "file checksum differs from the manifest",
+                    ));
+                }
+                TierSource::Compressed(Arc::new(f))
+            }
+            None => {
+                let path = self.dir.join(&record.file);
+                let (header, data) = table::open_table(&path, tier, record.counts.states, fp, true)
+                    .map_err(|e| match e {
+                        Error::Io { source, .. }
+                            if source.kind() == std::io::ErrorKind::NotFound =>
+                        {
+                            Error::Missing(format!(
+                                "tier {tier}: {} is missing from the database",
+                                path.display()
+                            ))
+                        }
+                        e => e,
+                    })?;
+                if format!("{:016x}", header.checksum) != record.checksum {
+                    return Err(Error::corrupt(&path, "checksum differs from the manifest"));
+                }
+                TierSource::Raw(Arc::new(data))
+            }
+        };
+        self.open
+            .lock()
+            .expect("table lock")
+            .insert(tier, source.clone());
+        Ok(source)
+    }
+
+    /// The stored entry of `index` in `tier`. Decompresses at most one block.
+    pub fn probe(&self, tier: Tier, index: u64) -> Result<Entry> {
+        let states = self.record(tier)?.counts.states;
+        if index >= states {
+            return Err(Error::Internal(format!("index {index} beyond tier {tier}")));
+        }
+        match self.source(tier)? {
+            TierSource::Compressed(f) => {
+                let (b, j) = f.locate(index);
+                let block = match self.cache.get(tier, b) {
+                    Some(block) => block,
+                    None => {
+                        let block = Arc::new(f.decode_block(b)?);
+                        self.cache.insert(tier, b, block.clone());
+                        block
+                    }
+                };
+                Ok(block.entry(f.symbols(), j))
+            }
+            TierSource::Raw(t) => {
+                let e = Entry(t.entries()[index as usize]);
+                if !e.is_valid_solved() {
+                    return Err(Error::corrupt(
+                        self.dir.join(&self.record(tier)?.file),
+                        format!("position {index} holds an invalid entry {:#06x}", e.0),
+                    ));
+                }
+                Ok(e)
+            }
+        }
     }
 
     /// The stored entry of a position of game `game` (which must be this database's game).
     pub fn probe_position<G: Game>(&self, game: &G, pos: &G::Position) -> Result<Entry> {
         let (tier, index) = game.locate(pos)?;
         self.probe(tier, index)
+    }
+
+    /// Every entry of `tier` in index order (blocks decoded in parallel, bypassing the cache).
+    pub fn tier_entries(&self, tier: Tier) -> Result<Vec<u16>> {
+        match self.source(tier)? {
+            TierSource::Compressed(f) => f.decode_all(),
+            TierSource::Raw(t) => {
+                let entries = t.entries().to_vec();
+                if let Some(i) = entries.iter().position(|&e| !Entry(e).is_valid_solved()) {
+                    return Err(Error::corrupt(
+                        self.dir.join(&self.record(tier)?.file),
+                        format!("position {i} holds an invalid entry"),
+                    ));
+                }
+                Ok(entries)
+            }
+        }
+    }
+
+    /// Calls `f(first_index, entries)` for consecutive runs of `tier` in index order, one
+    /// block at a time, so a tier larger than memory can be streamed.
+    pub fn for_each_run(
+        &self,
+        tier: Tier,
+        mut f: impl FnMut(u64, &[u16]) -> Result<()>,
+    ) -> Result<()> {
+        match self.source(tier)? {
+            TierSource::Compressed(file) => {
+                let mut buf = Vec::new();
+                let mut start = 0u64;
+                for b in 0..file.blocks() {
+                    buf.clear();
+                    file.decode_block(b)?.entries_into(file.symbols(), &mut buf);
+                    f(start, &buf)?;
+                    start += buf.len() as u64;
+                }
+                Ok(())
+            }
+            TierSource::Raw(_) => {
+                let entries = self.tier_entries(tier)?;
+                let mut start = 0u64;
+                for run in entries.chunks(1 << 20) {
+                    f(start, run)?;
+                    start += run.len() as u64;
+                }
+                Ok(())
+            }
+        }
     }
 }
 

@@ -91,6 +91,8 @@ pub struct SolveReport {
     pub already_done: bool,
     /// Tiers found finished in the directory and skipped.
     pub resumed_tiers: usize,
+    /// Time spent writing the compressed `.bdb` files (included in `wall`).
+    pub compress: Duration,
 }
 
 /// Progress of a whole solve: a tier starting, then the tier's own phases.
@@ -104,9 +106,12 @@ impl RunProgress for super::tier::Silent {}
 /// Removes what an earlier solve left in `dir` (only files this program writes).
 fn discard_run(dir: &Path, m: &Manifest) -> Result<()> {
     for r in &m.tiers {
-        let p = dir.join(&r.file);
-        if p.exists() {
-            std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        let files = std::iter::once(&r.file).chain(r.bdb.as_ref().map(|b| &b.file));
+        for f in files {
+            let p = dir.join(f);
+            if p.exists() {
+                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+            }
         }
     }
     if let Some(c) = &m.current {
@@ -264,12 +269,20 @@ pub fn solve<G: Game>(
             table_path: &path,
         };
         let solved = solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
-        report.bytes_written += solved.bytes;
+        // The distributable, compressed copy of the finished table.
+        let (_, data) = table::open_table(&path, tier, size, fp, false)?;
+        let tc = Instant::now();
+        let bdb =
+            crate::db::format::write_tier(&cfg.out, tier, fp, data.entries(), &Default::default())?;
+        report.compress += tc.elapsed();
+        let bytes = solved.bytes + bdb.bytes;
+        report.bytes_written += bytes;
         ckpt.manifest.tiers.push(TierRecord {
             tier,
             counts: solved.counts.clone(),
             file,
             checksum: format!("{:016x}", solved.header.checksum),
+            bdb: Some(bdb),
         });
         ckpt.save(None)?;
         let work = opts.work_root.join(format!("tier-{tier:04}"));
@@ -282,7 +295,7 @@ pub fn solve<G: Game>(
             resident_if_it_fits(data, lower_bytes + 2 * size, cfg.budget),
         );
         lower_bytes += 2 * size;
-        progress.tier_finished(&solved.counts, t0.elapsed(), solved.bytes);
+        progress.tier_finished(&solved.counts, t0.elapsed(), bytes);
         report.timings.push((tier, solved.timings));
     }
     if opts.work_root.is_dir() && cfg.tmp.is_none() {

@@ -72,6 +72,10 @@ pub struct TierRecord {
     pub file: String,
     /// xxh3-64 of the table's entries, hex.
     pub checksum: String,
+    /// The tier's compressed database file (`crate::db::format`); absent in directories
+    /// written before such files existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdb: Option<crate::db::format::BdbRecord>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

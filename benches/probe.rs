@@ -1,0 +1,90 @@
+//! Random probes of a compressed database: cold (the block cache emptied before every
+//! probe, so each probe opens its block: one zstd frame decompressed and checked) and warm
+//! (the blocks already cached).
+//!
+//! The database is the `--n 2 --lap-cap 16 --seeds 12` instance solved into a temporary
+//! directory (1.2 million positions, tiers of up to 2^19 positions: every probe decodes a
+//! block of the default size or smaller). `BAWO_BENCH_DB=DIR` probes an existing database
+//! instead, e.g. the benchmark instance of the README.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+use bawo::db::play::SplitMix64;
+use bawo::db::Database;
+use bawo::game::bawo::{Bawo, BawoRules};
+use bawo::solve::run::{solve, SolveConfig};
+use bawo::solve::tier::Silent;
+
+fn database() -> (Option<tempfile::TempDir>, PathBuf) {
+    if let Ok(dir) = std::env::var("BAWO_BENCH_DB") {
+        return (None, PathBuf::from(dir));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let game = Bawo::new(2, 16, BawoRules::default()).unwrap();
+    let cfg = SolveConfig::new(12, tmp.path());
+    solve(&game, &cfg, &Silent).unwrap();
+    let path = tmp.path().to_path_buf();
+    (Some(tmp), path)
+}
+
+/// Random (tier, index) pairs, uniform over positions.
+fn picks(db: &Database, n: usize) -> Vec<(u32, u64)> {
+    let tiers: Vec<(u32, u64)> = db
+        .manifest()
+        .tiers
+        .iter()
+        .map(|r| (r.tier, r.counts.states))
+        .collect();
+    let total: u64 = tiers.iter().map(|t| t.1).sum();
+    let mut rng = SplitMix64::new(99);
+    (0..n)
+        .map(|_| {
+            let mut r = rng.below(total);
+            for &(t, s) in &tiers {
+                if r < s {
+                    return (t, r);
+                }
+                r -= s;
+            }
+            unreachable!()
+        })
+        .collect()
+}
+
+fn probes(c: &mut Criterion) {
+    let (_keep, dir) = database();
+    let db = Database::open(&dir).unwrap();
+    let picks = picks(&db, 4096);
+    // Open every tier file once, so the cold probes measure block decoding, not opening.
+    for r in &db.manifest().tiers {
+        db.source(r.tier).unwrap();
+    }
+    let mut g = c.benchmark_group("probe");
+    let mut i = 0;
+    g.bench_function("cold", |b| {
+        b.iter(|| {
+            db.cache().clear();
+            let (t, x) = picks[i % picks.len()];
+            i += 1;
+            black_box(db.probe(t, x).unwrap())
+        })
+    });
+    for &(t, x) in &picks {
+        db.probe(t, x).unwrap();
+    }
+    let mut i = 0;
+    g.bench_function("warm", |b| {
+        b.iter(|| {
+            let (t, x) = picks[i % picks.len()];
+            i += 1;
+            black_box(db.probe(t, x).unwrap())
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, probes);
+criterion_main!(benches);

@@ -1,0 +1,131 @@
+//! Counts and depth histograms of a database, read from its tier files.
+//!
+//! The JSON shape extends `solve --json` ([`crate::solve::run::Summary`]): the same top-level
+//! keys, each tier with the same keys, plus `win_depths` and `loss_depths` (index = depth,
+//! value = positions), so scripts written for one read the other.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::Database;
+use crate::error::Result;
+use crate::value::{Entry, Value};
+
+/// One tier's counts and depth histograms.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TierStats {
+    pub tier: u32,
+    pub seeds: u32,
+    pub states: u64,
+    pub win: u64,
+    pub loss: u64,
+    pub draw: u64,
+    pub max_depth: u32,
+    /// Positions that win in exactly `d` plies, at index `d`.
+    pub win_depths: Vec<u64>,
+    /// Positions that lose in exactly `d` plies, at index `d`.
+    pub loss_depths: Vec<u64>,
+}
+
+/// The whole database.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Stats {
+    pub game: String,
+    pub states: u64,
+    pub win: u64,
+    pub loss: u64,
+    pub draw: u64,
+    pub max_depth: u32,
+    pub win_depths: Vec<u64>,
+    pub loss_depths: Vec<u64>,
+    pub tiers: Vec<TierStats>,
+    /// Bytes of the tier files read (`.bdb`, or raw tables where there are none).
+    pub file_bytes: u64,
+}
+
+fn add_into(acc: &mut Vec<u64>, other: &[u64]) {
+    if acc.len() < other.len() {
+        acc.resize(other.len(), 0);
+    }
+    for (a, b) in acc.iter_mut().zip(other) {
+        *a += b;
+    }
+}
+
+fn trim(v: &mut Vec<u64>) {
+    while v.last() == Some(&0) {
+        v.pop();
+    }
+}
+
+/// Counts one run of entries.
+fn count(entries: &[u16]) -> TierStats {
+    let mut s = TierStats::default();
+    for &e in entries {
+        let e = Entry(e);
+        let (hist, d) = match (e.value(), e.depth()) {
+            (Some(Value::Win), Some(d)) => {
+                s.win += 1;
+                (&mut s.win_depths, d)
+            }
+            (Some(Value::Loss), Some(d)) => {
+                s.loss += 1;
+                (&mut s.loss_depths, d)
+            }
+            _ => {
+                s.draw += 1;
+                continue;
+            }
+        };
+        if hist.len() <= d as usize {
+            hist.resize(d as usize + 1, 0);
+        }
+        hist[d as usize] += 1;
+        s.max_depth = s.max_depth.max(d);
+    }
+    s.states = entries.len() as u64;
+    s
+}
+
+fn merge(mut a: TierStats, b: TierStats) -> TierStats {
+    a.states += b.states;
+    a.win += b.win;
+    a.loss += b.loss;
+    a.draw += b.draw;
+    a.max_depth = a.max_depth.max(b.max_depth);
+    add_into(&mut a.win_depths, &b.win_depths);
+    add_into(&mut a.loss_depths, &b.loss_depths);
+    a
+}
+
+/// Reads every tier (blocks decoded in parallel) and counts.
+pub fn stats(db: &Database) -> Result<Stats> {
+    let mut out = Stats {
+        game: db.manifest().game.clone(),
+        ..Default::default()
+    };
+    for record in &db.manifest().tiers {
+        let entries = db.tier_entries(record.tier)?;
+        let mut t = entries
+            .par_chunks(1 << 16)
+            .map(count)
+            .reduce(TierStats::default, merge);
+        t.tier = record.tier;
+        t.seeds = record.counts.seeds;
+        trim(&mut t.win_depths);
+        trim(&mut t.loss_depths);
+        out.file_bytes += match &record.bdb {
+            Some(b) => b.bytes,
+            None => crate::store::table::HEADER as u64 + 2 * record.counts.states,
+        };
+        out.states += t.states;
+        out.win += t.win;
+        out.loss += t.loss;
+        out.draw += t.draw;
+        out.max_depth = out.max_depth.max(t.max_depth);
+        add_into(&mut out.win_depths, &t.win_depths);
+        add_into(&mut out.loss_depths, &t.loss_depths);
+        out.tiers.push(t);
+    }
+    Ok(out)
+}

@@ -1,0 +1,201 @@
+//! The compressed tier files through the library: every tier of real solves round-trips
+//! through the format (default and tiny blocks, nibble and byte codes), and `verify` finds a
+//! deliberately altered entry.
+
+use std::path::Path;
+
+use bawo::db::format::{self, BdbFile, EncodeOptions};
+use bawo::db::verify::{verify, VerifyOptions};
+use bawo::db::Database;
+use bawo::game::bawo::{Bawo, BawoRules};
+use bawo::game::Game;
+use bawo::solve::run::{solve, SolveConfig};
+use bawo::solve::tier::Silent;
+use bawo::store::manifest::Manifest;
+use bawo::store::table;
+use bawo::{Entry, Value};
+
+fn solve_into(dir: &Path, n: u32, lap_cap: u64, rules: &str, seeds: u32) -> Bawo {
+    let game = Bawo::new(n, lap_cap, BawoRules::parse(rules).unwrap()).unwrap();
+    let cfg = SolveConfig::new(seeds, dir);
+    solve(&game, &cfg, &Silent).unwrap();
+    game
+}
+
+fn raw_entries(dir: &Path, m: &Manifest, tier: u32) -> Vec<u16> {
+    let r = m.record(tier).unwrap();
+    let (_, data) = table::open_table(
+        &dir.join(&r.file),
+        tier,
+        r.counts.states,
+        m.fingerprint_value(),
+        true,
+    )
+    .unwrap();
+    data.entries().to_vec()
+}
+
+/// Re-encodes `tier` of the database in `dir` from `entries` with `opts`, updating the
+/// manifest, as a tool repacking a database would.
+fn repack(dir: &Path, tier: u32, entries: &[u16], opts: &EncodeOptions) {
+    let mut m = Manifest::load(dir).unwrap().unwrap();
+    let rec = format::write_tier(dir, tier, m.fingerprint_value(), entries, opts).unwrap();
+    m.tiers.iter_mut().find(|r| r.tier == tier).unwrap().bdb = Some(rec);
+    m.save(dir).unwrap();
+}
+
+#[test]
+fn every_tier_round_trips_through_the_format() {
+    // Draws appear with the kichwa relay; plain rules have none at this size.
+    for rules in ["", "kichwa=relay,capture=occupied"] {
+        let dir = tempfile::tempdir().unwrap();
+        let game = solve_into(dir.path(), 2, 16, rules, 9);
+        let m = Manifest::load(dir.path()).unwrap().unwrap();
+        let db = Database::open(dir.path()).unwrap();
+        for r in &m.tiers {
+            let raw = raw_entries(dir.path(), &m, r.tier);
+            let bdb = r.bdb.as_ref().expect("solve writes .bdb files");
+            assert_eq!(db.tier_entries(r.tier).unwrap(), raw, "tier {}", r.tier);
+            for (i, &e) in raw.iter().enumerate().step_by(7) {
+                assert_eq!(db.probe(r.tier, i as u64).unwrap(), Entry(e));
+            }
+            // Tiny blocks: many blocks per tier, every one decoded on its own.
+            for block in [1, 3, 64] {
+                let opts = EncodeOptions {
+                    block_positions: block,
+                    level: 1,
+                };
+                let bytes = format::encode(r.tier, m.fingerprint_value(), &raw, &opts).unwrap();
+                let f = BdbFile::from_vec(
+                    Path::new(&bdb.file),
+                    bytes,
+                    r.tier,
+                    r.counts.states,
+                    m.fingerprint_value(),
+                )
+                .unwrap();
+                assert_eq!(f.decode_all().unwrap(), raw);
+                f.check_file().unwrap();
+            }
+        }
+        // Probes through the game agree with the raw tables for every position of a tier.
+        let t = m.tiers.last().unwrap();
+        let raw = raw_entries(dir.path(), &m, t.tier);
+        for i in 0..t.counts.states {
+            let pos = game.position(t.tier, i);
+            assert_eq!(
+                db.probe_position(&game, &pos).unwrap(),
+                Entry(raw[i as usize])
+            );
+        }
+    }
+}
+
+#[test]
+fn database_works_without_raw_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 2, 16, "", 8);
+    let m = Manifest::load(dir.path()).unwrap().unwrap();
+    let expected: Vec<Vec<u16>> = m
+        .tiers
+        .iter()
+        .map(|r| raw_entries(dir.path(), &m, r.tier))
+        .collect();
+    for r in &m.tiers {
+        std::fs::remove_file(dir.path().join(&r.file)).unwrap();
+    }
+    let db = Database::open(dir.path()).unwrap();
+    for (r, want) in m.tiers.iter().zip(&expected) {
+        assert_eq!(&db.tier_entries(r.tier).unwrap(), want);
+    }
+    assert!(verify(&db, &VerifyOptions::default()).unwrap().ok());
+}
+
+#[test]
+fn verify_names_an_altered_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = solve_into(dir.path(), 2, 16, "", 9);
+    let db = Database::open(dir.path()).unwrap();
+    let report = verify(&db, &VerifyOptions::default()).unwrap();
+    assert!(report.ok(), "{report:?}");
+    assert_eq!(
+        report.checked,
+        db.manifest()
+            .tiers
+            .iter()
+            .map(|r| r.counts.states)
+            .sum::<u64>()
+    );
+    drop(db);
+
+    // The first position of the top tier that has a move: no position before it in the tier
+    // can have it as a successor, so it is the first bad position reported.
+    let m = Manifest::load(dir.path()).unwrap().unwrap();
+    let top = m.tiers.last().unwrap().tier;
+    let mut entries = raw_entries(dir.path(), &m, top);
+    let index = (0..entries.len() as u64)
+        .find(|&i| !game.moves(&game.position(top, i)).is_empty())
+        .unwrap();
+    let old = Entry(entries[index as usize]);
+    let altered = match old.value().unwrap() {
+        Value::Win => Entry::decided(Value::Loss, old.depth().unwrap() + 1),
+        _ => Entry::decided(Value::Win, 1),
+    };
+    entries[index as usize] = altered.0;
+    repack(dir.path(), top, &entries, &EncodeOptions::default());
+
+    let db = Database::open(dir.path()).unwrap();
+    let report = verify(&db, &VerifyOptions::default()).unwrap();
+    assert!(!report.ok());
+    assert!(
+        report.bad_blocks.is_empty(),
+        "checksums of a re-encoded tier are fine"
+    );
+    let first = &report.bad_positions[0];
+    assert_eq!((first.tier, first.index), (top, index));
+    let pos = game.position(top, index);
+    assert_eq!(first.board, game.board_counts(&pos));
+    assert_eq!(first.stored, format!("{altered:?}"));
+    assert_eq!(first.expected, format!("{old:?}"));
+
+    // A sample that includes the position finds it too; with every position sampled many
+    // times over, it is found (the seed is fixed).
+    let sampled = verify(
+        &db,
+        &VerifyOptions {
+            sample: Some(3 * m.tiers.iter().map(|r| r.counts.states).sum::<u64>()),
+            seed: 7,
+        },
+    )
+    .unwrap();
+    assert!(sampled
+        .bad_positions
+        .iter()
+        .any(|b| (b.tier, b.index) == (top, index)));
+}
+
+#[test]
+fn cache_keeps_blocks_within_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 2, 16, "", 9);
+    let m = Manifest::load(dir.path()).unwrap().unwrap();
+    let top = m.tiers.last().unwrap();
+    let entries = raw_entries(dir.path(), &m, top.tier);
+    repack(
+        dir.path(),
+        top.tier,
+        &entries,
+        &EncodeOptions {
+            block_positions: 512,
+            level: 3,
+        },
+    );
+    // A budget of about two blocks of 256 bytes each.
+    let db = Database::open_with_cache(dir.path(), 600).unwrap();
+    for i in (0..top.counts.states).step_by(97) {
+        assert_eq!(db.probe(top.tier, i).unwrap(), Entry(entries[i as usize]));
+        assert!(db.cache().len() <= 2);
+    }
+    db.cache().clear();
+    assert!(db.cache().is_empty());
+}
