@@ -46,7 +46,7 @@ pub enum Command {
 
 #[derive(Args, Debug, Clone)]
 pub struct GameArgs {
-    /// Game: bawo.
+    /// Game: bawo or bao.
     #[arg(long, default_value = "bawo")]
     pub game: String,
     /// Bawo half-width n (4n pits), 1..=8.
@@ -89,29 +89,46 @@ pub struct PositionArgs {
     /// Seeds in hand, A's then B's: a,b (Bao only; default: empty hands).
     #[arg(long)]
     pub hands: Option<String>,
-    /// House status (Bao only; default: no functional house).
+    /// Players whose house still stands: A, B, A,B or none (Bao only; default: none).
     #[arg(long)]
     pub houses: Option<String>,
+    /// Play these moves first, in the game's notation, comma-separated (e.g. "a6<, a7>").
+    #[arg(long)]
+    pub after: Option<String>,
 }
 
 impl PositionArgs {
     /// The position these flags describe in game `g`.
     fn position<G: Game>(&self, g: &G) -> Result<G::Position> {
-        if self.start {
-            return g.start_position().ok_or_else(|| {
+        let mut pos = if self.start {
+            g.start_position().ok_or_else(|| {
                 Error::Input(bawo::game::InputError::new(format!(
                     "{} has no standard opening position; give --board",
                     g.name()
                 )))
-            });
-        }
-        let spec = PositionSpec {
-            board: self.board.clone().unwrap_or_default(),
-            to_move: Side::parse(&self.to_move)?,
-            hands: self.hands.clone(),
-            houses: self.houses.clone(),
+            })?
+        } else {
+            let spec = PositionSpec {
+                board: self.board.clone().unwrap_or_default(),
+                to_move: Side::parse(&self.to_move)?,
+                hands: self.hands.clone(),
+                houses: self.houses.clone(),
+            };
+            g.parse_position(&spec)?
         };
-        Ok(g.parse_position(&spec)?)
+        for text in self.after.iter().flat_map(|a| a.split(',')) {
+            let m = g.find_move(&pos, text)?;
+            pos = match m.outcome {
+                MoveOutcome::Position(q) => q,
+                MoveOutcome::MoverLoses => {
+                    return Err(Error::Input(bawo::game::InputError::new(format!(
+                        "--after: {} loses at once for the mover; no position follows",
+                        m.label
+                    ))))
+                }
+            };
+        }
+        Ok(pos)
     }
 }
 
@@ -119,7 +136,8 @@ impl PositionArgs {
 pub struct SolveArgs {
     #[command(flatten)]
     pub game: GameArgs,
-    /// Solve every position with at most this many seeds on the board [default: 12 for bawo].
+    /// Solve every position with at most this many seeds on the board [default: 12 for bawo;
+    /// bao: exactly this many, default 5].
     #[arg(long)]
     pub seeds: Option<u32>,
     /// Run directory for the tables [default: bawo-db/<game>-<parameters>].
@@ -233,7 +251,7 @@ fn cmd_solve(a: SolveArgs) -> Result<()> {
         params.lap_cap.get_or_insert(64);
     }
     let game = AnyGame::from_params(&params)?;
-    let seeds = a.seeds.unwrap_or(12);
+    let seeds = a.seeds.unwrap_or(if params.game == "bao" { 5 } else { 12 });
     let out = a
         .out
         .clone()

@@ -12,6 +12,7 @@
 //! game. Tiers must be ordered so that a position's successors lie in its own tier or in
 //! tiers solved before it.
 
+pub mod bao;
 pub mod bawo;
 pub mod input;
 
@@ -133,6 +134,16 @@ pub trait Game: Send + Sync + Sized {
     /// The legal moves of `pos` with labels and resulting positions.
     fn moves(&self, pos: &Self::Position) -> Vec<LabelledMove<Self::Position>>;
 
+    /// The legal move of `pos` that `text` names in the game's notation (what `moves`
+    /// prints). Games whose notation has several spellings override this to read them all.
+    fn find_move(
+        &self,
+        pos: &Self::Position,
+        text: &str,
+    ) -> Result<LabelledMove<Self::Position>, InputError> {
+        find_labelled(self.moves(pos), text.trim())
+    }
+
     fn side_to_move(&self, pos: &Self::Position) -> Side;
 
     /// The pit counts in the game's documented pit order.
@@ -160,6 +171,7 @@ pub trait Game: Send + Sync + Sized {
 #[derive(Clone, Debug)]
 pub enum AnyGame {
     Bawo(bawo::Bawo),
+    Bao(bao::Bao),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`].
@@ -168,6 +180,7 @@ macro_rules! with_game {
     ($any:expr, $g:ident => $body:expr) => {
         match $any {
             $crate::game::AnyGame::Bawo($g) => $body,
+            $crate::game::AnyGame::Bao($g) => $body,
         }
     };
 }
@@ -207,8 +220,12 @@ impl AnyGame {
                 let rules = bawo::BawoRules::parse(p.rules.as_deref().unwrap_or(""))?;
                 Ok(AnyGame::Bawo(bawo::Bawo::new(n, lap_cap, rules)?))
             }
+            "bao" => {
+                let rules = bao::BaoRules::parse(p.rules.as_deref().unwrap_or(""))?;
+                Ok(AnyGame::Bao(bao::Bao::new(rules)))
+            }
             other => Err(InputError::new(format!(
-                "unknown game '{other}' (known: bawo)"
+                "unknown game '{other}' (known: bawo, bao)"
             ))),
         }
     }
@@ -256,6 +273,27 @@ impl AnyGame {
     pub fn name(&self) -> &'static str {
         with_game!(self, g => g.name())
     }
+}
+
+/// The move labelled `label` among `moves`, or an error naming the legal moves.
+pub fn find_labelled<P>(
+    moves: Vec<LabelledMove<P>>,
+    label: &str,
+) -> Result<LabelledMove<P>, InputError> {
+    let legal: Vec<String> = moves.iter().map(|m| m.label.clone()).collect();
+    moves
+        .into_iter()
+        .find(|m| m.label.eq_ignore_ascii_case(label))
+        .ok_or_else(|| {
+            InputError::new(if legal.is_empty() {
+                format!("'{label}' is not a legal move: there is no legal move here")
+            } else {
+                format!(
+                    "'{label}' is not a legal move here (legal: {})",
+                    legal.join(", ")
+                )
+            })
+        })
 }
 
 /// Splits `key=value,key=value` rule text, refusing words without `=`.
