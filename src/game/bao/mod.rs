@@ -338,9 +338,11 @@ fn parse_houses(text: &str) -> Result<[bool; 2], InputError> {
         let side = match w {
             "A" | "a" => Side::A,
             "B" | "b" => Side::B,
-            _ => return Err(InputError::new(format!(
+            _ => {
+                return Err(InputError::new(format!(
                 "--houses '{text}': list the players whose house still stands: A, B, A,B or none"
-            ))),
+            )))
+            }
         };
         houses[side.index()] = true;
     }
