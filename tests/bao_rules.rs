@@ -250,20 +250,23 @@ fn capture_chained_after_a_relay_lap_that_captured_nothing() {
 #[test]
 fn a_start_of_sixteen_or_more_never_captures_on_its_first_lap() {
     let g = game();
-    // South: a2 = 17. North front: column 2 (facing a3) = 1.
+    // South: a2 = 17, a3 = 1. North front: column 2 (facing a3) = 1.
     let mut rows: Rows = [[0; 8]; 4];
     rows[2][1] = 17;
+    rows[2][2] = 1;
     rows[1][2] = 1;
     let p = mtaji(rows, Side::A);
     let moves = g.moves(&p);
-    // a2>: 16 seeds go once round (every pit of South's circuit 1, a2 included), the 17th
-    // falls into a3 (1->2), which held a seed and faces an occupied pit — but a start of 16
-    // or more does not capture on its first lap, so there is no capture move at all and both
-    // directions are takasa moves.
+    // a2>: 16 seeds go once round (every pit of South's circuit +1, a2 included: a3 = 2),
+    // the 17th falls into a3 (2->3), which held seeds and faces an occupied pit — but a start
+    // of 16 or more does not capture on its first lap, so there is no capture move at all
+    // and both directions are takasa moves.
     assert_eq!(labels(&moves), ["a2<", "a2>"]);
-    // a2>: relays of 2 from a3: a4 a5 | a6 a7 | a8 b8 | b7 b6 | b5 b4 | b3 b2 | b1 a1 (a1
-    //   becomes 2, lifted) | a2 1->2, a3 0->1: a3 was lifted, so the move ends.
-    //   Circuit a1..a8, b8..b1: 0 2 1 2 0 2 0 2 | 0 2 0 2 0 2 0 2.
+    // Circuit a1..a8, b8..b1 after the round and the 17th seed: 1 1 3 1 1 1 1 1 | 1 ... 1.
+    // a2>: relay 3 from a3: a4 a5 a6 (2 each) | 2 from a6: a7 a8 | 2 from a8: b8 b7 |
+    //   b6 b5 | b4 b3 | b2 b1 | a1 a2 (a2 1->2) | 2 from a2: a3 0->1, a4 2->3 | 3 from a4:
+    //   a5 2->3, a6 0->1, a7 2->3 | 3 from a7: a8 0->1, b8 2->3, b7 0->1: b7 was lifted, the
+    //   move ends.
     let (q, captured) = after(&moves, "a2>");
     assert_eq!(captured, 0);
     assert_eq!(
@@ -271,23 +274,26 @@ fn a_start_of_sixteen_or_more_never_captures_on_its_first_lap() {
         [
             [0; 8],
             [0, 0, 1, 0, 0, 0, 0, 0],
-            [0, 2, 1, 2, 0, 2, 0, 2],
+            [2, 0, 1, 0, 3, 1, 0, 1],
             // Back row from column 0 (b1) to 7 (b8).
-            [2, 0, 2, 0, 2, 0, 2, 0],
+            [0, 2, 0, 2, 0, 2, 1, 3],
         ]
     );
-    // a2<: the 17th seed falls into a1 (1->2): relays of 2 from a1: b1 b2 | b3 b4 | b5 b6 |
-    //   b7 b8 | a8 a7 | a6 a5 | a4 a3 (a3 becomes 2, lifted) | a2 1->2, a1 0->1: ends.
-    let (q, _) = after(&moves, "a2<");
+    // a2<: after the round the 17th seed falls into a1 (1->2): relays of 2 from a1: b1 b2 |
+    //   b3 b4 | b5 b6 | b7 b8 | a8 a7 | a6 a5 | a4 a3 (a3 2->3) | 3 from a3: a2 1->2,
+    //   a1 0->1, b1 2->3 | 3 from b1: b2 0->1, b3 2->3, b4 0->1: ends.
+    let (q, captured) = after(&moves, "a2<");
+    assert_eq!(captured, 0);
     assert_eq!(
         rows_of(&q.board),
         [
             [0; 8],
             [0, 0, 1, 0, 0, 0, 0, 0],
             [1, 2, 0, 2, 0, 2, 0, 2],
-            [2, 0, 2, 0, 2, 0, 2, 0],
+            [0, 1, 3, 1, 2, 0, 2, 0],
         ]
     );
+    assert_eq!(total(&q), total(&p));
 }
 
 #[test]
@@ -344,9 +350,20 @@ fn a_takasa_that_would_empty_the_front_row_is_refused() {
     let (q, _) = after(&moves, "a1>");
     assert_eq!(rows_of(&q.board)[2], [0, 1, 1, 1, 0, 0, 0, 0]);
 
-    // The right kichwa alone: only a8< (toward the centre).
+    // With 10 seeds a1< would come round to the front row again (b1..b8, then a8 and a7),
+    // ending with the front row occupied — still refused: sowing the lone kichwa outward
+    // empties the front row the moment it is lifted. a1>: a2..a8, b8 b7 b6.
+    let mut rows = rows_of(&lone.board);
+    rows[2][0] = 10;
+    let moves = g.moves(&mtaji(rows, Side::A));
+    assert_eq!(labels(&moves), ["a1>"]);
+    let (q, _) = after(&moves, "a1>");
+    assert_eq!(rows_of(&q.board)[2], [0, 1, 1, 1, 1, 1, 1, 1]);
+    assert_eq!(rows_of(&q.board)[3], [0, 0, 0, 0, 0, 1, 1, 1]);
+
+    // The right kichwa alone, 10 seeds: only a8< (toward the centre).
     let mut rows: Rows = [[0; 8]; 4];
-    rows[2][7] = 3;
+    rows[2][7] = 10;
     rows[1][0] = 1;
     assert_eq!(labels(&g.moves(&mtaji(rows, Side::A))), ["a8<"]);
 
