@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use bawo::game::bao::{Bao, BaoPosition, BaoRules};
 use bawo::game::{Game, MoveOutcome, Side};
-use common::bao_oracle::{circuit, pit_label, BaoOracle, OPos};
+use common::bao_oracle::{circuit, pit_label, BaoOracle, NPos, OPos};
 use common::OSucc;
 
 const HOUSE_PIT: [usize; 2] = [20, 11];
@@ -66,26 +66,45 @@ fn patterned(side: Side, odd: bool, extra: &[usize], opp_front: [u8; 8]) -> BaoP
 }
 
 /// Namua positions: seeds in the mover's hand (the opponent's may be empty), houses standing
-/// only where the rules allow it.
+/// only where the rules allow it. Half of them are made calm (no capture possible), some with
+/// the house as the only occupied front pit, so that takasa placements and the tax occur.
 fn namua() -> impl Strategy<Value = BaoPosition> {
     (
-        board(50),
-        side(),
-        1u8..=8,
-        0u8..=6,
-        any::<[bool; 2]>(),
-        5u8..=12,
+        (board(50), side(), 1u8..=8, 0u8..=6),
+        (
+            any::<[bool; 2]>(),
+            5u8..=12,
+            any::<bool>(),
+            prop_oneof![3 => Just(false), 1 => Just(true)],
+        ),
     )
         .prop_map(
-            |(mut b, side, mover_hand, other_hand, want_house, house_seeds)| {
+            |(
+                (mut b, side, mover_hand, other_hand),
+                (want_house, house_seeds, calm, lone_house),
+            )| {
                 let mut hands = [0u8; 2];
                 hands[side.index()] = mover_hand;
                 hands[side.other().index()] = other_hand;
+                let own_front = circuit(side.index() as u8)[..8].to_vec();
+                if lone_house {
+                    for &p in &own_front {
+                        b[p] = 0;
+                    }
+                }
                 let mut houses = [false; 2];
                 for s in 0..2 {
                     if want_house[s] && hands[s] > 0 {
                         houses[s] = true;
                         b[HOUSE_PIT[s]] = house_seeds;
+                    }
+                }
+                if calm || lone_house {
+                    // Nothing faces an occupied own front pit: no capture.
+                    for &p in &own_front {
+                        if b[p] > 0 {
+                            b[(p % 8) + if p >= 16 { 8 } else { 16 }] = 0;
+                        }
                     }
                 }
                 BaoPosition {
@@ -202,8 +221,47 @@ fn engine_moves(g: &Bao, p: &BaoPosition) -> Vec<(String, OSucc<OPos>)> {
     v
 }
 
+fn oracle_any(o: &BaoOracle, p: &BaoPosition) -> Vec<(String, OSucc<NPos>)> {
+    let pos: NPos = (
+        p.board.iter().map(|&c| c as u32).collect(),
+        p.side.index() as u8,
+        [p.hands[0] as u32, p.hands[1] as u32],
+        p.houses,
+    );
+    let mut v = o.legal_any(&pos);
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+fn engine_any(g: &Bao, p: &BaoPosition) -> Vec<(String, OSucc<NPos>)> {
+    let mut v: Vec<(String, OSucc<NPos>)> = g
+        .moves(p)
+        .into_iter()
+        .map(|m| {
+            let s = match m.outcome {
+                MoveOutcome::MoverLoses => OSucc::MoverLoses,
+                MoveOutcome::Position(q) => OSucc::To((
+                    q.board.iter().map(|&c| c as u32).collect(),
+                    q.side.index() as u8,
+                    [q.hands[0] as u32, q.hands[1] as u32],
+                    q.houses,
+                )),
+            };
+            (m.label, s)
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn engine_equals_oracle_on_random_namua_positions(p in namua(), loss in any::<bool>()) {
+        let o = BaoOracle { never_ending_loses: loss };
+        prop_assert_eq!(engine_any(&game(loss), &p), oracle_any(&o, &p));
+    }
 
     #[test]
     fn mtaji_moves_keep_the_invariants(p in mtaji(), loss in any::<bool>()) {
@@ -256,6 +314,39 @@ fn the_random_positions_reach_the_rare_cases() {
     assert!(captures > 100, "too few captures: {captures}");
     assert!(game_over > 0, "no game-ending capture");
     assert!(sixteen > 0, "no start of 16 or more");
+
+    // Namua: safari and stop, takasa and capture placements, placements that end the game.
+    let (mut safari, mut placed_takasa, mut placed_capture, mut no_arrow) = (0, 0, 0, 0);
+    let mut tax = 0;
+    for _ in 0..1000 {
+        let p = namua().new_tree(&mut runner).unwrap().current();
+        for m in g.moves(&p) {
+            if m.label.ends_with("safari") {
+                safari += 1;
+            }
+            if m.captured > 0 {
+                placed_capture += 1;
+            } else {
+                placed_takasa += 1;
+            }
+            if m.label.len() == 2 {
+                no_arrow += 1;
+            }
+            let own_front = circuit(p.side.index() as u8)[..8].to_vec();
+            let house = HOUSE_PIT[p.side.index()];
+            if p.house_functional(p.side)
+                && own_front.iter().all(|&x| x == house || p.board[x] == 0)
+            {
+                tax += 1;
+            }
+        }
+    }
+    eprintln!(
+        "safari {safari}, takasa {placed_takasa}, capture {placed_capture}, game over \
+         {no_arrow}, tax {tax}"
+    );
+    assert!(safari > 0 && placed_takasa > 100 && placed_capture > 100);
+    assert!(no_arrow > 0 && tax > 0);
 }
 
 /// A fixed sweep of the patterned family for both sides: engine and oracle agree on every

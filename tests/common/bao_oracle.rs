@@ -265,3 +265,245 @@ impl BaoOracle {
             .collect()
     }
 }
+
+/// A position of either stage: board, side to move, hands (A's, B's) and standing houses.
+pub type NPos = (Vec<u32>, u8, [u32; 2], [bool; 2]);
+
+/// The house: the fifth front pit from its owner's left.
+pub fn house_pit(side: u8) -> usize {
+    8 * front_row(side) + columns_left_to_right(side)[4]
+}
+
+/// A namua lap start: board, circuit position, hand, direction, standing houses.
+type NamuaLapStart = (Vec<u32>, i32, u32, i32, [bool; 2]);
+
+/// One way a namua sowing ended: the house choice made on the way (if any) and the result.
+type NamuaEnd = (&'static str, Option<(Vec<u32>, [bool; 2])>);
+
+impl BaoOracle {
+    /// Sows on in the namua stage from circuit position `i`: a capture move (`capture`) or a
+    /// takasa, with the house rules. Returns every ending (two when the house offered stop or
+    /// safari); `None` for a never-ending one.
+    #[allow(clippy::too_many_arguments)]
+    fn namua_sow(
+        &self,
+        side: u8,
+        mut b: Vec<u32>,
+        mut houses: [bool; 2],
+        mut i: i32,
+        mut hand: u32,
+        mut dir: i32,
+        capture: bool,
+    ) -> Vec<NamuaEnd> {
+        let circ = circuit(side);
+        let me_front = front_pits(side);
+        let opp_front = front_pits(1 - side);
+        let my_house = house_pit(side);
+        let mut choice = "";
+        let mut out = Vec::new();
+        let mut seen: HashSet<NamuaLapStart> = HashSet::new();
+        loop {
+            while hand > 0 {
+                i = (i + dir).rem_euclid(16);
+                b[circ[i as usize]] += 1;
+                hand -= 1;
+            }
+            let p = circ[i as usize];
+            let held_before = b[p] >= 2;
+            if capture && me_front.contains(&p) && held_before && b[facing(p)] > 0 {
+                let taken = b[facing(p)];
+                b[facing(p)] = 0;
+                if facing(p) == house_pit(1 - side) {
+                    houses[1 - side as usize] = false;
+                }
+                if opp_front.iter().all(|&q| b[q] == 0) {
+                    b[p] += taken;
+                    out.push((choice, Some((b, houses))));
+                    return out;
+                }
+                let col = i; // 0..7 on the front row, from the mover's left
+                let left = match col {
+                    0 | 1 => true,
+                    6 | 7 => false,
+                    _ => dir == 1,
+                };
+                dir = if left { 1 } else { -1 };
+                i = (if left { 0i32 } else { 7 } - dir).rem_euclid(16);
+                hand = taken;
+            } else if !held_before {
+                out.push((choice, Some((b, houses))));
+                return out;
+            } else {
+                if p == my_house && houses[side as usize] && b[p] >= 6 {
+                    if !capture {
+                        out.push((choice, Some((b, houses))));
+                        return out;
+                    }
+                    out.push(("stop", Some((b.clone(), houses))));
+                    choice = "safari";
+                }
+                hand = b[p];
+                b[p] = 0;
+                if p == my_house {
+                    houses[side as usize] = false;
+                }
+            }
+            if !seen.insert((b.clone(), i, hand, dir, houses)) {
+                out.push((choice, None));
+                return out;
+            }
+        }
+    }
+
+    /// Every legal move of a position of either stage (mtaji positions go to [`Self::legal`]).
+    pub fn legal_any(&self, pos: &NPos) -> Vec<(String, OSucc<NPos>)> {
+        let (board, side, hands, houses) = pos;
+        let side = *side;
+        if hands[side as usize] == 0 {
+            return self
+                .legal(board, side)
+                .into_iter()
+                .map(|(l, s)| {
+                    let s = match s {
+                        OSucc::To((b, to)) => {
+                            let mut h = *houses;
+                            for x in 0..2 {
+                                h[x] &= hands[x] > 0;
+                            }
+                            // A capture may have emptied the opponent's house.
+                            let oh = house_pit(1 - side);
+                            if b[oh] == 0 && board[oh] > 0 {
+                                h[1 - side as usize] = false;
+                            }
+                            OSucc::To((b, to, *hands, h))
+                        }
+                        OSucc::MoverLoses => OSucc::MoverLoses,
+                    };
+                    (l, s)
+                })
+                .collect();
+        }
+        self.namua_legal(board, side, *hands, *houses)
+    }
+
+    fn namua_legal(
+        &self,
+        board: &[u32],
+        side: u8,
+        hands: [u32; 2],
+        houses: [bool; 2],
+    ) -> Vec<(String, OSucc<NPos>)> {
+        if front_is_empty(board, side) {
+            return vec![];
+        }
+        let circ = circuit(side);
+        let fronts = front_pits(side);
+        let arrow = |d: i32| if d == 1 { ">" } else { "<" };
+        let finish = |label: String, end: NamuaEnd| -> Option<(String, OSucc<NPos>)> {
+            let label = if end.0.is_empty() {
+                label
+            } else {
+                format!("{label} {}", end.0)
+            };
+            match end.1 {
+                None => self
+                    .never_ending_loses
+                    .then_some((label, OSucc::MoverLoses)),
+                Some((b, mut h)) => {
+                    if front_is_empty(&b, side) {
+                        return None;
+                    }
+                    let mut hs = hands;
+                    hs[side as usize] -= 1;
+                    for x in 0..2 {
+                        h[x] &= hs[x] > 0;
+                    }
+                    Some((label, OSucc::To((b, 1 - side, hs, h))))
+                }
+            }
+        };
+        // Captures: the seed goes into an occupied front pit facing an occupied pit.
+        let mut captures = Vec::new();
+        for (col, &p) in circ[..8].iter().enumerate() {
+            if board[p] == 0 || board[facing(p)] == 0 {
+                continue;
+            }
+            let mut b = board.to_vec();
+            let mut h = houses;
+            b[p] += 1;
+            let taken = b[facing(p)];
+            b[facing(p)] = 0;
+            if facing(p) == house_pit(1 - side) {
+                h[1 - side as usize] = false;
+            }
+            if front_is_empty(&b, 1 - side) {
+                b[p] += taken;
+                captures.extend(finish(pit_label(side, p), ("", Some((b, h)))));
+                continue;
+            }
+            let kichwas: Vec<bool> = match col {
+                0 | 1 => vec![true],
+                6 | 7 => vec![false],
+                _ => vec![true, false],
+            };
+            for left in kichwas {
+                let dir = if left { 1 } else { -1 };
+                let before_kichwa = (if left { 0i32 } else { 7 } - dir).rem_euclid(16);
+                for end in self.namua_sow(side, b.clone(), h, before_kichwa, taken, dir, true) {
+                    captures.extend(finish(format!("{}{}", pit_label(side, p), arrow(dir)), end));
+                }
+            }
+        }
+        if !captures.is_empty() {
+            return captures;
+        }
+        // Takasa.
+        let my_house = house_pit(side);
+        let functional = houses[side as usize] && board[my_house] >= 6;
+        let mut usable: Vec<usize> = fronts
+            .iter()
+            .copied()
+            .filter(|&p| board[p] > 0 && !(p == my_house && functional))
+            .collect();
+        if usable.iter().any(|&p| board[p] >= 2) {
+            usable.retain(|&p| board[p] >= 2);
+        }
+        let occupied: Vec<usize> = fronts.iter().copied().filter(|&p| board[p] > 0).collect();
+        let mut out = Vec::new();
+        let start_at = |p: usize| circ.iter().position(|&q| q == p).unwrap() as i32;
+        if usable.is_empty() && functional && board[facing(my_house)] == 0 {
+            // The tax: the seed goes into the house, two are lifted.
+            for dir in [1, -1] {
+                let mut b = board.to_vec();
+                b[my_house] = b[my_house] + 1 - 2;
+                for end in self.namua_sow(side, b, houses, start_at(my_house), 2, dir, false) {
+                    out.extend(finish(
+                        format!("{}{}", pit_label(side, my_house), arrow(dir)),
+                        end,
+                    ));
+                }
+            }
+        }
+        for &p in &usable {
+            if board[facing(p)] > 0 {
+                continue; // placing here would capture
+            }
+            for dir in [1, -1] {
+                if occupied == [p] && ((p == circ[0] && dir == -1) || (p == circ[7] && dir == 1)) {
+                    continue; // a lone kichwa is sown toward the centre
+                }
+                let mut b = board.to_vec();
+                let mut h = houses;
+                let hand = b[p] + 1;
+                b[p] = 0;
+                if p == my_house {
+                    h[side as usize] = false;
+                }
+                for end in self.namua_sow(side, b, h, start_at(p), hand, dir, false) {
+                    out.extend(finish(format!("{}{}", pit_label(side, p), arrow(dir)), end));
+                }
+            }
+        }
+        out
+    }
+}
