@@ -338,9 +338,9 @@ fn cmd_query(a: QueryArgs) -> Result<()> {
         let (tier, _) = g.locate(&pos)?;
         if db.manifest().record(tier).is_none() {
             return Err(Error::Input(bawo::game::InputError::new(format!(
-                "the board holds {seeds} seeds; the database at {} covers at most {}",
+                "the board holds {seeds} seeds; the database at {} holds tiers of {} seeds",
                 a.db.display(),
-                db.manifest().seeds
+                db.manifest().tiers.iter().map(|r| r.tier.to_string()).collect::<Vec<_>>().join(",")
             ))));
         }
         let ans = db::query(&db, g, &pos)?;
