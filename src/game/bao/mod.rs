@@ -446,7 +446,9 @@ impl Game for Bao {
         }
     }
 
+    /// Successors of a tier position (mtaji: empty hands, so every successor is one too).
     fn successors(&self, pos: &BaoPosition, out: &mut Vec<Successor>) {
+        debug_assert_eq!(pos.hands, [0, 0], "only mtaji positions are in tiers");
         self.generate(pos, |_, outcome| match outcome {
             Outcome::MoverLoses => out.push(Successor::MoverLoses),
             Outcome::Played(end) => {
@@ -581,4 +583,88 @@ fn render(pos: &BaoPosition) -> String {
         format!("{} to move ({stage})", pos.side.letter()),
     ]
     .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::AnyGame;
+
+    #[test]
+    fn rules_parse_refuse_and_round_trip_through_descriptors() {
+        assert_eq!(BaoRules::parse("").unwrap(), BaoRules::default());
+        let loss = BaoRules::parse("never-ending=loss").unwrap();
+        assert_eq!(loss.never_ending, NeverEnding::Loss);
+        assert!(BaoRules::parse("never-ending=draw").is_err());
+        assert!(BaoRules::parse("kichwa=relay").is_err());
+        for rules in [BaoRules::default(), loss] {
+            let d = Bao::new(rules).descriptor();
+            let g = AnyGame::from_descriptor(&d).unwrap();
+            assert_eq!(g.descriptor(), d);
+            assert_eq!(g.name(), "bao");
+        }
+        assert_eq!(
+            Bao::new(BaoRules::default()).descriptor(),
+            "bao never-ending=illegal"
+        );
+    }
+
+    #[test]
+    fn one_tier_per_seed_total_with_the_advertised_size() {
+        let g = Bao::new(BaoRules::default());
+        assert_eq!(g.tiers_up_to(8).unwrap(), vec![8]);
+        // 2 * C(39, 31) = 2 * 61,523,748.
+        assert_eq!(g.tier_size(8).unwrap(), 123_047_496);
+        assert!(g.tiers_up_to(65).is_err());
+    }
+
+    #[test]
+    fn visit_position_and_locate_agree() {
+        let g = Bao::new(BaoRules::default());
+        let size = g.tier_size(3).unwrap();
+        let mut n = 0;
+        g.visit(3, 0..size, |i, p| {
+            assert_eq!(*p, g.position(3, i));
+            assert_eq!(g.locate(p).unwrap(), (3, i));
+            n += 1;
+        });
+        assert_eq!(n, size);
+    }
+
+    #[test]
+    fn namua_positions_are_in_no_tier() {
+        let g = Bao::new(BaoRules::default());
+        assert!(g.locate(&Bao::opening()).is_err());
+        let mut p = Bao::opening();
+        p.hands = [0, 0];
+        p.houses = [false, false];
+        assert_eq!(g.locate(&p).unwrap().0, 20);
+    }
+
+    #[test]
+    fn impossible_positions_are_refused() {
+        let g = Bao::new(BaoRules::default());
+        let mut board = [0u8; PITS];
+        assert!(g
+            .make_position(&board[..31], Side::A, [0, 0], [false; 2])
+            .is_err());
+        board[20] = 6;
+        // A standing house needs seeds in its owner's hand and an occupied pit.
+        assert!(g
+            .make_position(&board, Side::A, [0, 3], [true, false])
+            .is_err());
+        assert!(g
+            .make_position(&board, Side::A, [3, 3], [false, true])
+            .is_err());
+        assert!(g
+            .make_position(&board, Side::A, [3, 3], [true, false])
+            .is_ok());
+        // 64 seeds at most.
+        assert!(g
+            .make_position(&board, Side::A, [30, 29], [false; 2])
+            .is_err());
+        assert!(g
+            .make_position(&board, Side::A, [30, 28], [false; 2])
+            .is_ok());
+    }
 }
