@@ -337,10 +337,11 @@ fn cmd_query(a: QueryArgs) -> Result<()> {
         let seeds: u32 = g.board_counts(&pos).iter().sum();
         let (tier, _) = g.locate(&pos)?;
         if db.manifest().record(tier).is_none() {
+            let held: Vec<String> = db.manifest().tiers.iter().map(|r| r.tier.to_string()).collect();
             return Err(Error::Input(bawo::game::InputError::new(format!(
                 "the board holds {seeds} seeds; the database at {} holds tiers of {} seeds",
                 a.db.display(),
-                db.manifest().tiers.iter().map(|r| r.tier.to_string()).collect::<Vec<_>>().join(",")
+                held.join(",")
             ))));
         }
         let ans = db::query(&db, g, &pos)?;
