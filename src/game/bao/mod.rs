@@ -9,6 +9,7 @@
 //! | `namua`      | legal moves with seeds in hand: placement capture, else takasa or tax |
 //! | `legal`      | what a finished sowing leads to and whether it may be played          |
 //! | [`notation`] | move names (`a6<`, `b2>`, `a5> safari`) printed and read              |
+//! | `text`       | positions as typed (`--hands`, `--houses`) and as drawn for people    |
 //!
 //! A position is the 32 pit counts, the side to move, the seeds in each hand and whether each
 //! house still stands (has never been emptied). A house only matters while its owner still
@@ -26,6 +27,7 @@ mod mtaji;
 mod namua;
 pub mod notation;
 mod sow;
+mod text;
 
 use std::ops::Range;
 
@@ -301,54 +303,6 @@ impl Bao {
     }
 }
 
-/// Parses `--hands a,b`.
-fn parse_hands(text: &str) -> Result<[u8; 2], InputError> {
-    let words: Vec<&str> = text.split(',').map(str::trim).collect();
-    let bad = || {
-        InputError::new(format!(
-            "--hands '{text}': give the seeds in A's and B's hands as two counts, e.g. --hands 22,22"
-        ))
-    };
-    if words.len() != 2 {
-        return Err(bad());
-    }
-    let mut hands = [0u8; 2];
-    for (h, w) in hands.iter_mut().zip(&words) {
-        let v: u32 = w.parse().map_err(|_| bad())?;
-        *h = u8::try_from(v)
-            .ok()
-            .filter(|&v| v as u32 <= MAX_SEEDS)
-            .ok_or_else(|| {
-                InputError::new(format!(
-                    "--hands: a hand holds at most {MAX_SEEDS} seeds, not {v}"
-                ))
-            })?;
-    }
-    Ok(hands)
-}
-
-/// Parses `--houses`: the players whose house still stands, `A`, `B`, `A,B`, or `none`.
-fn parse_houses(text: &str) -> Result<[bool; 2], InputError> {
-    let mut houses = [false, false];
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("none") {
-        return Ok(houses);
-    }
-    for w in t.split(',').map(str::trim) {
-        let side = match w {
-            "A" | "a" => Side::A,
-            "B" | "b" => Side::B,
-            _ => {
-                return Err(InputError::new(format!(
-                "--houses '{text}': list the players whose house still stands: A, B, A,B or none"
-            )))
-            }
-        };
-        houses[side.index()] = true;
-    }
-    Ok(houses)
-}
-
 impl Game for Bao {
     type Position = BaoPosition;
 
@@ -498,18 +452,18 @@ impl Game for Bao {
     fn parse_position(&self, spec: &PositionSpec) -> Result<BaoPosition, InputError> {
         let board = parse_counts(&spec.board, PITS, "--board")?;
         let hands = match &spec.hands {
-            Some(h) => parse_hands(h)?,
+            Some(h) => text::parse_hands(h)?,
             None => [0, 0],
         };
         let houses = match &spec.houses {
-            Some(h) => parse_houses(h)?,
+            Some(h) => text::parse_houses(h)?,
             None => [false, false],
         };
         self.make_position(&board, spec.to_move, hands, houses)
     }
 
     fn render(&self, pos: &BaoPosition) -> String {
-        render(pos)
+        text::render(pos)
     }
 
     fn position_fields(&self, pos: &BaoPosition) -> Map<String, Json> {
@@ -537,52 +491,6 @@ impl Game for Bao {
     fn start_position(&self) -> Option<BaoPosition> {
         Some(Bao::opening())
     }
-}
-
-/// The board as South sees it, North's rows on top, each row labelled in its owner's
-/// notation (both count from their owner's left, so North's run right to left here); a
-/// standing house is bracketed.
-fn render(pos: &BaoPosition) -> String {
-    let cell = |pit: usize| {
-        let v = pos.board[pit];
-        let standing = |s: Side| pos.houses[s.index()] && house_pit(s) == pit;
-        if standing(Side::A) || standing(Side::B) {
-            format!("{:>4}", format!("[{v}]"))
-        } else {
-            format!("{v:>4}")
-        }
-    };
-    let row = |r: usize| (0..8).map(|c| cell(8 * r + c)).collect::<String>();
-    let names = |prefix: char, south: bool| {
-        (0..8)
-            .map(|c| {
-                let n = if south { c + 1 } else { 8 - c };
-                format!("{:>4}", format!("{prefix}{n}"))
-            })
-            .collect::<String>()
-    };
-    let hand = |s: Side| {
-        let h = pos.hands[s.index()];
-        if h > 0 {
-            format!("   hand {h}")
-        } else {
-            String::new()
-        }
-    };
-    let stage = if pos.namua() { "namua" } else { "mtaji" };
-    [
-        format!("         {}   B (North)", names('b', false)),
-        format!("B back   {}{}", row(0), hand(Side::B)),
-        format!("B front  {}", row(1)),
-        format!("         {}", names('a', false)),
-        format!("         {}", "-".repeat(32)),
-        format!("         {}", names('a', true)),
-        format!("A front  {}", row(2)),
-        format!("A back   {}{}", row(3), hand(Side::A)),
-        format!("         {}   A (South)", names('b', true)),
-        format!("{} to move ({stage})", pos.side.letter()),
-    ]
-    .join("\n")
 }
 
 #[cfg(test)]
