@@ -56,7 +56,7 @@ pub enum Command {
 
 #[derive(Args, Debug, Clone)]
 pub struct GameArgs {
-    /// Game: bawo or kigogo.
+    /// Game: bawo, kigogo or bao.
     #[arg(long, default_value = "bawo")]
     pub game: String,
     /// Set when --game was typed (not defaulted); filled in by `run`.
@@ -107,29 +107,46 @@ pub struct PositionArgs {
     /// Seeds in hand, A's then B's: a,b (Bao only; default: empty hands).
     #[arg(long)]
     pub hands: Option<String>,
-    /// House status (Bao only; default: no functional house).
+    /// Players whose house still stands: A, B, A,B or none (Bao only; default: none).
     #[arg(long)]
     pub houses: Option<String>,
+    /// Play these moves first, in the game's notation, comma-separated (e.g. "a6<, a7>").
+    #[arg(long)]
+    pub after: Option<String>,
 }
 
 impl PositionArgs {
     /// The position these flags describe in game `g`.
     fn position<G: Game>(&self, g: &G) -> Result<G::Position> {
-        if self.start {
-            return g.start_position().ok_or_else(|| {
+        let mut pos = if self.start {
+            g.start_position().ok_or_else(|| {
                 Error::Input(bawo::game::InputError::new(format!(
                     "{} has no standard opening position; give --board",
                     g.name()
                 )))
-            });
-        }
-        let spec = PositionSpec {
-            board: self.board.clone().unwrap_or_default(),
-            to_move: Side::parse(&self.to_move)?,
-            hands: self.hands.clone(),
-            houses: self.houses.clone(),
+            })?
+        } else {
+            let spec = PositionSpec {
+                board: self.board.clone().unwrap_or_default(),
+                to_move: Side::parse(&self.to_move)?,
+                hands: self.hands.clone(),
+                houses: self.houses.clone(),
+            };
+            g.parse_position(&spec)?
         };
-        Ok(g.parse_position(&spec)?)
+        for text in self.after.iter().flat_map(|a| a.split(',')) {
+            let m = g.find_move(&pos, text)?;
+            pos = match m.outcome {
+                MoveOutcome::Position(q) => q,
+                MoveOutcome::MoverLoses => {
+                    return Err(Error::Input(bawo::game::InputError::new(format!(
+                        "--after: {} loses at once for the mover; no position follows",
+                        m.label
+                    ))))
+                }
+            };
+        }
+        Ok(pos)
     }
 }
 
@@ -138,7 +155,7 @@ pub struct SolveArgs {
     #[command(flatten)]
     pub game: GameArgs,
     /// Solve every position with at most this many seeds on the board [default: 12 for bawo,
-    /// 5 for kigogo].
+    /// 5 for kigogo; bao: exactly this many seeds, default 5].
     #[arg(long)]
     pub seeds: Option<u32>,
     /// Run directory for the tables [default: bawo-db/<game>-<parameters>].
@@ -544,13 +561,23 @@ fn cmd_query(a: QueryArgs) -> Result<()> {
     with_game!(db.game(), g => {
         let pos = a.position.position(g)?;
         let seeds: u32 = g.board_counts(&pos).iter().sum();
-        // Seeds first: a board far beyond the database may not even have an index.
-        let covered = seeds <= db.manifest().seeds;
-        if !covered || db.manifest().record(g.locate(&pos)?.0).is_none() {
+        // A board far beyond the database may not even have an index: that is a board the
+        // database does not cover, not an overflow to report.
+        let tier = match g.locate(&pos) {
+            Ok((t, _)) => Some(t),
+            Err(Error::TooLarge(_)) | Err(Error::TierTooLarge { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        if tier.is_none_or(|t| db.manifest().record(t).is_none()) {
+            let held: Vec<u32> = db.manifest().tiers.iter().map(|r| r.counts.seeds).collect();
+            let covers = if held.len() == 1 && held[0] > 0 {
+                format!("holds only positions with exactly {} seeds", held[0])
+            } else {
+                format!("covers at most {}", db.manifest().seeds)
+            };
             return Err(Error::Input(bawo::game::InputError::new(format!(
-                "the board holds {seeds} seeds; the database at {} covers at most {}",
-                a.db.display(),
-                db.manifest().seeds
+                "the board holds {seeds} seeds; the database at {} {covers}",
+                a.db.display()
             ))));
         }
         let ans = db::query(&db, g, &pos)?;
@@ -843,6 +870,7 @@ fn cmd_play(a: PlayArgs) -> Result<()> {
                 start: a.start,
                 hands: None,
                 houses: None,
+                after: None,
             }
             .position(g)?
         } else {

@@ -141,13 +141,13 @@ pub fn play<G: Game>(
                         writeln!(out, "game left unfinished.").map_err(io)?;
                         return Ok((PlayEnd::Quit, plies));
                     }
-                    w if labels.contains(&w) => break w.to_string(),
-                    w => writeln!(
-                        out,
-                        "'{w}' is not a legal move here; choose one of: {}",
-                        labels.join(" ")
-                    )
-                    .map_err(io)?,
+                    // The game reads its own notation (Bao accepts looser spellings).
+                    w => match g.find_move(&pos, w) {
+                        Ok(m) => break m.label,
+                        Err(e) => {
+                            writeln!(out, "{e}; choose one of: {}", labels.join(" ")).map_err(io)?
+                        }
+                    },
                 }
             }
         } else {

@@ -12,6 +12,7 @@
 //! game. Tiers must be ordered so that a position's successors lie in its own tier or in
 //! tiers solved before it.
 
+pub mod bao;
 pub mod bawo;
 pub mod input;
 pub mod kigogo;
@@ -134,6 +135,16 @@ pub trait Game: Send + Sync + Sized {
     /// The legal moves of `pos` with labels and resulting positions.
     fn moves(&self, pos: &Self::Position) -> Vec<LabelledMove<Self::Position>>;
 
+    /// The legal move of `pos` that `text` names in the game's notation (what `moves`
+    /// prints). Games whose notation has several spellings override this to read them all.
+    fn find_move(
+        &self,
+        pos: &Self::Position,
+        text: &str,
+    ) -> Result<LabelledMove<Self::Position>, InputError> {
+        find_labelled(self.moves(pos), text.trim())
+    }
+
     fn side_to_move(&self, pos: &Self::Position) -> Side;
 
     /// The pit counts in the game's documented pit order.
@@ -162,6 +173,7 @@ pub trait Game: Send + Sync + Sized {
 pub enum AnyGame {
     Bawo(bawo::Bawo),
     Kigogo(kigogo::Kigogo),
+    Bao(bao::Bao),
 }
 
 /// Runs `$body` with `$g` bound to the concrete game inside an [`AnyGame`].
@@ -171,6 +183,7 @@ macro_rules! with_game {
         match $any {
             $crate::game::AnyGame::Bawo($g) => $body,
             $crate::game::AnyGame::Kigogo($g) => $body,
+            $crate::game::AnyGame::Bao($g) => $body,
         }
     };
 }
@@ -245,8 +258,12 @@ impl AnyGame {
                 let rules = kigogo::KigogoRules::parse(p.rules.as_deref().unwrap_or(""))?;
                 Ok(AnyGame::Kigogo(kigogo::Kigogo::new(rules)))
             }
+            "bao" => {
+                let rules = bao::BaoRules::parse(p.rules.as_deref().unwrap_or(""))?;
+                Ok(AnyGame::Bao(bao::Bao::new(rules)))
+            }
             other => Err(InputError::new(format!(
-                "unknown game '{other}' (known: bawo, kigogo)"
+                "unknown game '{other}' (known: bawo, kigogo, bao)"
             ))),
         }
     }
@@ -270,6 +287,27 @@ impl AnyGame {
     pub fn name(&self) -> &'static str {
         with_game!(self, g => g.name())
     }
+}
+
+/// The move labelled `label` among `moves`, or an error naming the legal moves.
+pub fn find_labelled<P>(
+    moves: Vec<LabelledMove<P>>,
+    label: &str,
+) -> Result<LabelledMove<P>, InputError> {
+    let legal: Vec<String> = moves.iter().map(|m| m.label.clone()).collect();
+    moves
+        .into_iter()
+        .find(|m| m.label.eq_ignore_ascii_case(label))
+        .ok_or_else(|| {
+            InputError::new(if legal.is_empty() {
+                format!("'{label}' is not a legal move: there is no legal move here")
+            } else {
+                format!(
+                    "'{label}' is not a legal move here (legal: {})",
+                    legal.join(", ")
+                )
+            })
+        })
 }
 
 /// Splits `key=value,key=value` rule text, refusing words without `=`.

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod bao_oracle;
 pub mod bawo_oracle;
 pub mod kigogo_oracle;
 
