@@ -25,6 +25,9 @@ pub struct ReachSummary {
     pub perspective: &'static str,
     pub initial: Value,
     pub initial_depth: Option<u32>,
+    /// Reachable states counted with both players' reserves (captured seeds) as part of the
+    /// state, as the paper's Definition 1 has it; `None` above the exploration limit.
+    pub states_with_reserves: Option<u64>,
 }
 
 /// The solved reachable graph.
@@ -132,6 +135,7 @@ pub fn reach<G: Game>(
         perspective: "A",
         initial: Value::Draw,
         initial_depth: None,
+        states_with_reserves: None,
     };
     for (i, (p, e)) in positions.iter().zip(&entries).enumerate() {
         let v = e.value().expect("every reached position is solved");
@@ -150,9 +154,35 @@ pub fn reach<G: Game>(
             summary.initial_depth = e.depth();
         }
     }
+    summary.states_with_reserves = count_with_reserves(game, &positions[0], max_states);
     Ok(Reached {
         positions,
         entries,
         summary,
     })
+}
+
+/// Counts the states reachable from `start` when each player's reserve (the seeds they have
+/// captured) is part of the state. Reserves never change play, so this only counts; `None`
+/// when more than `max_states` such states exist.
+fn count_with_reserves<G: Game>(game: &G, start: &G::Position, max_states: usize) -> Option<u64> {
+    let mut seen: std::collections::HashSet<(G::Position, [u32; 2])> = Default::default();
+    let mut stack = vec![(start.clone(), [0u32; 2])];
+    seen.insert((start.clone(), [0, 0]));
+    while let Some((pos, reserves)) = stack.pop() {
+        let mover = game.side_to_move(&pos).index();
+        for m in game.moves(&pos) {
+            if let MoveOutcome::Position(q) = m.outcome {
+                let mut r = reserves;
+                r[mover] += m.captured;
+                if seen.insert((q.clone(), r)) {
+                    if seen.len() > max_states {
+                        return None;
+                    }
+                    stack.push((q, r));
+                }
+            }
+        }
+    }
+    Some(seen.len() as u64)
 }
