@@ -178,6 +178,7 @@ fn reach_reports_from_a_perspective() {
             "loss",
             "perspective",
             "states",
+            "states_with_reserves",
             "win"
         ]
     );
