@@ -150,14 +150,15 @@ impl PredRange {
         }
     }
 
-    /// Writes the range to `path` atomically; returns the xxh3-64 of the file's bytes.
+    /// Writes the range to `path` by rename (unsynced: the checkpoint that first refers to it
+    /// syncs it); returns the xxh3-64 of the file's bytes.
     pub fn write(&self, path: &Path) -> Result<u64> {
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
         let a = u32_bytes(&self.offsets);
         let b = u32_bytes(&self.sources);
         hasher.update(&a);
         hasher.update(&b);
-        crate::store::write_atomic(path, |w: &mut dyn Write| {
+        crate::store::write_renamed(path, false, |w: &mut dyn Write| {
             w.write_all(&a)?;
             w.write_all(&b)
         })?;

@@ -227,6 +227,8 @@ struct Job<'g, G: Game> {
     pinned: Vec<bool>,
     /// Changed since the last checkpoint (its checksum must be taken again).
     dirty: Vec<bool>,
+    /// Predecessor files written since the last checkpoint (not yet synced).
+    unsynced_preds: Vec<usize>,
     message_budget: u64,
     timings: TierTimings,
 }
@@ -352,6 +354,7 @@ impl<'g, G: Game> Job<'g, G> {
             slot: vec![0; ranges],
             pinned: vec![false; ranges],
             dirty: vec![false; ranges],
+            unsynced_preds: Vec::new(),
             message_budget: message_budget.max(1 << 20),
             timings: TierTimings::default(),
         }
@@ -478,6 +481,11 @@ impl<'g, G: Game> Job<'g, G> {
             logs.insert(due_name(l, r), log.commit()?);
         }
         self.st.logs = logs;
+        for r in std::mem::take(&mut self.unsynced_preds) {
+            let path = self.path(&format!("preds-{r}.bin"));
+            let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            f.sync_all().map_err(|e| Error::io(&path, e))?;
+        }
         if self.st.phase >= Phase::Predecessors {
             for r in 0..self.ranges {
                 if self.dirty[r] {
@@ -626,6 +634,7 @@ impl<'g, G: Game> Job<'g, G> {
             let sum = preds.write(&self.path(&format!("preds-{r}.bin")))?;
             self.st.preds.truncate(r);
             self.st.preds.push(hex(sum));
+            self.unsynced_preds.push(r);
             self.st.next += 1;
             progress.advance(1);
             if ckpt.due() {

@@ -28,6 +28,17 @@ pub fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
+    write_renamed(path, true, write)
+}
+
+/// Like [`write_atomic`] but syncing only when `sync` is set, for work files that a later
+/// checkpoint syncs before it refers to them (a killed process still leaves them whole: the
+/// kernel keeps written data, and the rename is atomic).
+pub fn write_renamed(
+    path: &Path,
+    sync: bool,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<u64> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path
         .file_name()
@@ -42,10 +53,14 @@ pub fn write_atomic(
     write(&mut w).map_err(io)?;
     w.inner.flush().map_err(io)?;
     let file = w.inner.into_inner().map_err(|e| io(e.into_error()))?;
-    file.sync_all().map_err(io)?;
+    if sync {
+        file.sync_all().map_err(io)?;
+    }
     drop(file);
     fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
-    sync_dir(dir)?;
+    if sync {
+        sync_dir(dir)?;
+    }
     Ok(w.bytes)
 }
 
