@@ -15,10 +15,11 @@
 use std::ops::Range;
 
 use super::input::parse_counts;
+use super::sided::SidedIndex;
 use super::{
     rule_pairs, Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier,
 };
-use crate::rank::{Ranker, TooLarge};
+use crate::rank::TooLarge;
 
 /// Largest supported half-width.
 pub const MAX_N: u32 = 8;
@@ -143,7 +144,7 @@ pub struct Bawo {
     n: usize,
     lap_cap: u64,
     rules: BawoRules,
-    ranker: Ranker,
+    index: SidedIndex,
     cycles: [Cycle; 2],
 }
 
@@ -190,7 +191,7 @@ impl Bawo {
             n,
             lap_cap,
             rules,
-            ranker: Ranker::new(4 * n, MAX_SEEDS),
+            index: SidedIndex::new(4 * n),
             cycles: [cycle_of(Side::A), cycle_of(Side::B)],
         })
     }
@@ -309,20 +310,8 @@ impl Bawo {
         len
     }
 
-    fn count(&self, seeds: u32) -> u64 {
-        self.ranker
-            .count(seeds)
-            .expect("tier sizes are checked before use")
-    }
-
     fn index_of(&self, board: &[u8; MAX_PITS], side: Side) -> (Tier, u64) {
-        let pits = &board[..self.pits()];
-        let seeds: u32 = pits.iter().map(|&c| c as u32).sum();
-        let offset = match side {
-            Side::A => 0,
-            Side::B => self.count(seeds),
-        };
-        (seeds, offset + self.ranker.rank(pits))
+        self.index.index_of(&board[..self.pits()], side)
     }
 }
 
@@ -413,13 +402,7 @@ impl Game for Bawo {
     }
 
     fn tier_size(&self, tier: Tier) -> Result<u64, TooLarge> {
-        let c = self.ranker.count(tier)?;
-        c.checked_mul(2).ok_or(TooLarge {
-            what: "tier",
-            seeds: tier,
-            pits: self.pits(),
-            limit: u64::MAX,
-        })
+        self.index.tier_size(tier)
     }
 
     fn tier_seeds(&self, tier: Tier) -> u32 {
@@ -427,48 +410,28 @@ impl Game for Bawo {
     }
 
     fn position(&self, tier: Tier, index: u64) -> BawoPosition {
-        let c = self.count(tier);
-        let (side, rank) = if index < c {
-            (Side::A, index)
-        } else {
-            (Side::B, index - c)
-        };
         let mut board = [0u8; MAX_PITS];
-        self.ranker.unrank(tier, rank, &mut board[..self.pits()]);
+        let side = self.index.unrank(tier, index, &mut board[..self.pits()]);
         BawoPosition { board, side }
     }
 
     fn locate(&self, pos: &BawoPosition) -> Result<(Tier, u64), crate::error::Error> {
-        let seeds: u32 = pos.board[..self.pits()].iter().map(|&c| c as u32).sum();
-        self.tier_size(seeds)?;
-        Ok(self.index_of(&pos.board, pos.side))
+        self.index.locate(&pos.board[..self.pits()], pos.side)
     }
 
-    fn visit<F: FnMut(u64, &BawoPosition)>(&self, tier: Tier, range: Range<u64>, mut f: F) {
-        let c = self.count(tier);
-        for side in [Side::A, Side::B] {
-            let base = side.index() as u64 * c;
-            let lo = range.start.max(base);
-            let hi = range.end.min(base + c);
-            if lo >= hi {
-                continue;
-            }
-            let mut pos = BawoPosition {
-                board: [0; MAX_PITS],
-                side,
-            };
-            self.ranker
-                .unrank(tier, lo - base, &mut pos.board[..self.pits()]);
-            let mut i = lo;
-            loop {
-                f(i, &pos);
-                i += 1;
-                if i == hi {
-                    break;
-                }
-                self.ranker.next(&mut pos.board[..self.pits()]);
-            }
-        }
+    fn visit<F: FnMut(u64, &BawoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {
+        let pits = self.pits();
+        let mut pos = BawoPosition {
+            board: [0; MAX_PITS],
+            side: Side::A,
+        };
+        self.index.visit(
+            tier,
+            range,
+            &mut pos,
+            |p| (&mut p.board[..pits], &mut p.side),
+            f,
+        );
     }
 
     fn successors(&self, pos: &BawoPosition, out: &mut Vec<Successor>) {

@@ -37,10 +37,9 @@
 use std::ops::Range;
 
 use super::input::parse_counts;
-use super::{
-    rule_pairs, Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier,
-};
-use crate::rank::{Ranker, TooLarge};
+use super::sided::SidedIndex;
+use super::{Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier};
+use crate::rank::TooLarge;
 
 /// Pits on the board.
 pub const PITS: usize = 48;
@@ -56,14 +55,7 @@ pub const WATCH_AFTER: u32 = 48;
 /// Marks a cycle position on the back row in [`Cycle::front_col`].
 const BACK: u8 = u8::MAX;
 
-/// `never-ending` rule option.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NeverEnding {
-    /// A start whose sowing never ends is not a legal move (default).
-    Illegal,
-    /// Playing a start whose sowing never ends loses at once for the mover.
-    Loss,
-}
+pub use super::options::NeverEnding;
 
 /// The rule options of Bao Kigogo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,32 +74,14 @@ impl Default for KigogoRules {
 impl KigogoRules {
     /// Parses `never-ending=illegal|loss`; omitted options take their defaults.
     pub fn parse(text: &str) -> Result<Self, InputError> {
-        let mut rules = KigogoRules::default();
-        for (k, v) in rule_pairs(text)? {
-            match (k, v) {
-                ("never-ending", "illegal") => rules.never_ending = NeverEnding::Illegal,
-                ("never-ending", "loss") => rules.never_ending = NeverEnding::Loss,
-                ("never-ending", _) => {
-                    return Err(InputError::new(format!(
-                        "rule option never-ending={v}: never-ending takes illegal|loss"
-                    )))
-                }
-                _ => {
-                    return Err(InputError::new(format!(
-                        "unknown rule option '{k}' for kigogo (known: never-ending=illegal|loss)"
-                    )))
-                }
-            }
-        }
-        Ok(rules)
+        Ok(KigogoRules {
+            never_ending: NeverEnding::parse_rules(text, "kigogo")?,
+        })
     }
 
     /// Canonical text, as in descriptors: `never-ending=illegal`.
     pub fn canonical(&self) -> String {
-        match self.never_ending {
-            NeverEnding::Illegal => "never-ending=illegal".to_string(),
-            NeverEnding::Loss => "never-ending=loss".to_string(),
-        }
+        self.never_ending.canonical().to_string()
     }
 }
 
@@ -184,7 +158,7 @@ impl Cycle {
 #[derive(Clone, Debug)]
 pub struct Kigogo {
     rules: KigogoRules,
-    ranker: Ranker,
+    index: SidedIndex,
     cycles: [Cycle; 2],
 }
 
@@ -192,7 +166,7 @@ impl Kigogo {
     pub fn new(rules: KigogoRules) -> Self {
         Kigogo {
             rules,
-            ranker: Ranker::new(PITS, MAX_SEEDS),
+            index: SidedIndex::new(PITS),
             cycles: [Cycle::of(Side::A), Cycle::of(Side::B)],
         }
     }
@@ -282,7 +256,7 @@ impl Kigogo {
     fn successor(&self, play: Play, next: Side) -> Option<Successor> {
         match play {
             Play::Ends { board, .. } => {
-                let (tier, index) = self.index_of(&board, next);
+                let (tier, index) = self.index.index_of(&board, next);
                 Some(Successor::Position { tier, index })
             }
             Play::NeverEnding => match self.rules.never_ending {
@@ -290,21 +264,6 @@ impl Kigogo {
                 NeverEnding::Loss => Some(Successor::MoverLoses),
             },
         }
-    }
-
-    fn count(&self, seeds: u32) -> u64 {
-        self.ranker
-            .count(seeds)
-            .expect("tier sizes are checked before use")
-    }
-
-    fn index_of(&self, board: &[u8; PITS], side: Side) -> (Tier, u64) {
-        let seeds: u32 = board.iter().map(|&c| c as u32).sum();
-        let offset = match side {
-            Side::A => 0,
-            Side::B => self.count(seeds),
-        };
-        (seeds, offset + self.ranker.rank(board))
     }
 }
 
@@ -395,13 +354,7 @@ impl Game for Kigogo {
     }
 
     fn tier_size(&self, tier: Tier) -> Result<u64, TooLarge> {
-        let c = self.ranker.count(tier)?;
-        c.checked_mul(2).ok_or(TooLarge {
-            what: "tier",
-            seeds: tier,
-            pits: PITS,
-            limit: u64::MAX,
-        })
+        self.index.tier_size(tier)
     }
 
     fn tier_seeds(&self, tier: Tier) -> u32 {
@@ -409,53 +362,27 @@ impl Game for Kigogo {
     }
 
     fn position(&self, tier: Tier, index: u64) -> KigogoPosition {
-        let c = self.count(tier);
-        let (side, rank) = if index < c {
-            (Side::A, index)
-        } else {
-            (Side::B, index - c)
-        };
         let mut board = [0u8; PITS];
-        self.ranker.unrank(tier, rank, &mut board);
+        let side = self.index.unrank(tier, index, &mut board);
         KigogoPosition { board, side }
     }
 
     fn locate(&self, pos: &KigogoPosition) -> Result<(Tier, u64), crate::error::Error> {
-        let seeds: u32 = pos.board.iter().map(|&c| c as u32).sum();
-        if seeds > MAX_SEEDS {
-            return Err(InputError::new(format!(
-                "the board holds {seeds} seeds, at most {MAX_SEEDS} are supported"
-            ))
-            .into());
-        }
-        self.tier_size(seeds)?;
-        Ok(self.index_of(&pos.board, pos.side))
+        self.index.locate(&pos.board, pos.side)
     }
 
-    fn visit<F: FnMut(u64, &KigogoPosition)>(&self, tier: Tier, range: Range<u64>, mut f: F) {
-        let c = self.count(tier);
-        for side in [Side::A, Side::B] {
-            let base = side.index() as u64 * c;
-            let lo = range.start.max(base);
-            let hi = range.end.min(base + c);
-            if lo >= hi {
-                continue;
-            }
-            let mut pos = KigogoPosition {
-                board: [0; PITS],
-                side,
-            };
-            self.ranker.unrank(tier, lo - base, &mut pos.board);
-            let mut i = lo;
-            loop {
-                f(i, &pos);
-                i += 1;
-                if i == hi {
-                    break;
-                }
-                self.ranker.next(&mut pos.board);
-            }
-        }
+    fn visit<F: FnMut(u64, &KigogoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {
+        let mut pos = KigogoPosition {
+            board: [0; PITS],
+            side: Side::A,
+        };
+        self.index.visit(
+            tier,
+            range,
+            &mut pos,
+            |p| (&mut p.board[..], &mut p.side),
+            f,
+        );
     }
 
     fn successors(&self, pos: &KigogoPosition, out: &mut Vec<Successor>) {
@@ -627,7 +554,13 @@ mod tests {
                 g.successor(ends, Side::B),
                 Some(Successor::Position {
                     tier: 1,
-                    index: g.count(1) + g.ranker.rank(&board)
+                    index: g
+                        .locate(&KigogoPosition {
+                            board,
+                            side: Side::B
+                        })
+                        .unwrap()
+                        .1
                 })
             );
         }

@@ -16,6 +16,8 @@ pub mod bao;
 pub mod bawo;
 pub mod input;
 pub mod kigogo;
+pub mod options;
+pub mod sided;
 
 use std::fmt::Debug;
 use std::hash::Hash;

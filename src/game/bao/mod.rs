@@ -38,25 +38,18 @@ use self::legal::Outcome;
 use self::notation::MoveName;
 use self::sow::Field;
 use super::input::parse_counts;
+use super::sided::SidedIndex;
 use super::{
-    find_labelled, rule_pairs, Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side,
-    Successor, Tier,
+    find_labelled, Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier,
 };
-use crate::rank::{Ranker, TooLarge};
+use crate::rank::TooLarge;
 
 /// Seeds in a game of Bao; no position may hold more (board and hands together).
 pub const MAX_SEEDS: u32 = 64;
 /// Seeds in each hand at the start.
 pub const START_HAND: u8 = 22;
 
-/// `never-ending` rule option: what a move that would sow forever is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NeverEnding {
-    /// Not a legal move (default).
-    Illegal,
-    /// A legal move that loses at once for the mover.
-    Loss,
-}
+pub use super::options::NeverEnding;
 
 /// The rule options of Bao la Kiswahili.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,32 +68,14 @@ impl Default for BaoRules {
 impl BaoRules {
     /// Parses `never-ending=illegal|loss`; omitted options take their defaults.
     pub fn parse(text: &str) -> Result<Self, InputError> {
-        let mut rules = BaoRules::default();
-        for (k, v) in rule_pairs(text)? {
-            match (k, v) {
-                ("never-ending", "illegal") => rules.never_ending = NeverEnding::Illegal,
-                ("never-ending", "loss") => rules.never_ending = NeverEnding::Loss,
-                ("never-ending", _) => {
-                    return Err(InputError::new(format!(
-                        "rule option never-ending={v}: never-ending takes illegal|loss"
-                    )))
-                }
-                _ => {
-                    return Err(InputError::new(format!(
-                        "unknown rule option '{k}' for bao (known: never-ending=illegal|loss)"
-                    )))
-                }
-            }
-        }
-        Ok(rules)
+        Ok(BaoRules {
+            never_ending: NeverEnding::parse_rules(text, "bao")?,
+        })
     }
 
     /// Canonical text, as in descriptors: `never-ending=illegal`.
     pub fn canonical(&self) -> String {
-        match self.never_ending {
-            NeverEnding::Illegal => "never-ending=illegal".to_string(),
-            NeverEnding::Loss => "never-ending=loss".to_string(),
-        }
+        self.never_ending.canonical().to_string()
     }
 }
 
@@ -149,14 +124,14 @@ impl BaoPosition {
 #[derive(Clone, Debug)]
 pub struct Bao {
     rules: BaoRules,
-    ranker: Ranker,
+    index: SidedIndex,
 }
 
 impl Bao {
     pub fn new(rules: BaoRules) -> Self {
         Bao {
             rules,
-            ranker: Ranker::new(PITS, MAX_SEEDS),
+            index: SidedIndex::new(PITS),
         }
     }
 
@@ -267,21 +242,10 @@ impl Bao {
         }
     }
 
-    fn count(&self, seeds: u32) -> u64 {
-        self.ranker
-            .count(seeds)
-            .expect("tier sizes are checked before use")
-    }
-
     /// Tier and index of a mtaji position.
     #[inline]
     fn index_of(&self, pos: &BaoPosition) -> (Tier, u64) {
-        let seeds: u32 = pos.board.iter().map(|&c| c as u32).sum();
-        let offset = match pos.side {
-            Side::A => 0,
-            Side::B => self.count(seeds),
-        };
-        (seeds, offset + self.ranker.rank(&pos.board))
+        self.index.index_of(&pos.board, pos.side)
     }
 
     /// The standard opening: each front row `0 0 0 0 6 2 2 0` from its owner's left, back rows
@@ -325,13 +289,7 @@ impl Game for Bao {
     }
 
     fn tier_size(&self, tier: Tier) -> Result<u64, TooLarge> {
-        let c = self.ranker.count(tier)?;
-        c.checked_mul(2).ok_or(TooLarge {
-            what: "tier",
-            seeds: tier,
-            pits: PITS,
-            limit: u64::MAX,
-        })
+        self.index.tier_size(tier)
     }
 
     fn tier_seeds(&self, tier: Tier) -> u32 {
@@ -339,14 +297,8 @@ impl Game for Bao {
     }
 
     fn position(&self, tier: Tier, index: u64) -> BaoPosition {
-        let c = self.count(tier);
-        let (side, rank) = if index < c {
-            (Side::A, index)
-        } else {
-            (Side::B, index - c)
-        };
         let mut board = [0u8; PITS];
-        self.ranker.unrank(tier, rank, &mut board);
+        let side = self.index.unrank(tier, index, &mut board);
         BaoPosition::mtaji(board, side)
     }
 
@@ -373,31 +325,18 @@ impl Game for Bao {
             ))
             .into());
         }
-        self.tier_size(seeds)?;
-        Ok(self.index_of(pos))
+        self.index.locate(&pos.board, pos.side)
     }
 
-    fn visit<F: FnMut(u64, &BaoPosition)>(&self, tier: Tier, range: Range<u64>, mut f: F) {
-        let c = self.count(tier);
-        for side in [Side::A, Side::B] {
-            let base = side.index() as u64 * c;
-            let lo = range.start.max(base);
-            let hi = range.end.min(base + c);
-            if lo >= hi {
-                continue;
-            }
-            let mut pos = BaoPosition::mtaji([0; PITS], side);
-            self.ranker.unrank(tier, lo - base, &mut pos.board);
-            let mut i = lo;
-            loop {
-                f(i, &pos);
-                i += 1;
-                if i == hi {
-                    break;
-                }
-                self.ranker.next(&mut pos.board);
-            }
-        }
+    fn visit<F: FnMut(u64, &BaoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {
+        let mut pos = BaoPosition::mtaji([0; PITS], Side::A);
+        self.index.visit(
+            tier,
+            range,
+            &mut pos,
+            |p| (&mut p.board[..], &mut p.side),
+            f,
+        );
     }
 
     /// Successors of a tier position (mtaji: empty hands, so every successor is one too).
