@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use bawo::db::Database;
 use bawo::game::bao::{Bao, BaoPosition, BaoRules};
 use bawo::game::{Game, MoveOutcome, Side};
-use bawo::solve::run::{solve, SolveConfig};
-use bawo::solve::tier::Silent;
 use bawo::Value;
 use common::bao_oracle::{BaoOracle, OPos};
 use common::{solve_by_rounds, OSucc, OValue};
@@ -29,21 +27,10 @@ fn engine_position(pos: &OPos) -> BaoPosition {
     BaoPosition::mtaji(board, if pos.1 == 0 { Side::A } else { Side::B })
 }
 
+/// On odd thread counts, ranges of 2^14 positions, so that the larger tiers are solved out of
+/// core in several ranges; on even ones, one range.
 fn solve_tier(game: &Bao, seeds: u32, threads: usize) -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = SolveConfig::new(seeds, dir.path());
-    // On odd thread counts, ranges of 2^14 positions, so that the larger tiers are solved out
-    // of core in several ranges; on even ones, one range.
-    if threads % 2 == 1 {
-        cfg.range_bits = Some(14);
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| solve(game, &cfg, &Silent)).unwrap();
-    let db = Database::open(dir.path()).unwrap();
-    (dir, db)
+    common::solve_into_tempdir(game, seeds, threads, (threads % 2 == 1).then_some(14))
 }
 
 fn check(seeds: u32, loss: bool, threads: &[usize]) {

@@ -9,8 +9,6 @@ use std::collections::HashMap;
 use bawo::db::Database;
 use bawo::game::bawo::{Bawo, BawoRules};
 use bawo::game::{Game, Side};
-use bawo::solve::run::{solve, SolveConfig};
-use bawo::solve::tier::Silent;
 use bawo::Value;
 use common::bawo_oracle::{OPos, Oracle};
 use common::{solve_by_rounds, OValue};
@@ -28,16 +26,7 @@ fn solve_with_threads(
     threads: usize,
     range_bits: u32,
 ) -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = SolveConfig::new(seeds, dir.path());
-    cfg.range_bits = Some(range_bits);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| solve(game, &cfg, &Silent)).unwrap();
-    let db = Database::open(dir.path()).unwrap();
-    (dir, db)
+    common::solve_into_tempdir(game, seeds, threads, Some(range_bits))
 }
 
 fn oracle_values(o: &Oracle, seeds: u32) -> HashMap<OPos, OValue> {

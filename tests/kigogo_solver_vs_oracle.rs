@@ -14,27 +14,14 @@ use std::collections::HashMap;
 use bawo::db::Database;
 use bawo::game::kigogo::{Kigogo, KigogoRules};
 use bawo::game::{Game, Side};
-use bawo::solve::run::{solve, SolveConfig};
-use bawo::solve::tier::Silent;
 use bawo::Value;
 use common::kigogo_oracle::{KOracle, KPos};
 use common::{solve_by_rounds, OValue};
 
+/// On odd thread counts, ranges of 2^17 positions: the largest tiers are solved out of core in
+/// several ranges, the smaller ones in one.
 fn solve_with_threads(game: &Kigogo, seeds: u32, threads: usize) -> (tempfile::TempDir, Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = SolveConfig::new(seeds, dir.path());
-    // On odd thread counts, ranges of 2^17 positions: the largest tiers are solved out of core
-    // in several ranges, the smaller ones in one.
-    if threads % 2 == 1 {
-        cfg.range_bits = Some(17);
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| solve(game, &cfg, &Silent)).unwrap();
-    let db = Database::open(dir.path()).unwrap();
-    (dir, db)
+    common::solve_into_tempdir(game, seeds, threads, (threads % 2 == 1).then_some(17))
 }
 
 fn oracle_values(o: &KOracle, seeds: u32) -> HashMap<KPos, OValue> {

@@ -345,12 +345,7 @@ impl Game for Kigogo {
     }
 
     fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError> {
-        if seeds > MAX_SEEDS {
-            return Err(InputError::new(format!(
-                "--seeds must be at most {MAX_SEEDS}, not {seeds}"
-            )));
-        }
-        Ok((0..=seeds).collect())
+        self.index.tiers_up_to(seeds)
     }
 
     fn tier_size(&self, tier: Tier) -> Result<u64, TooLarge> {

@@ -35,6 +35,16 @@ impl SidedIndex {
             .expect("tier sizes are checked before use")
     }
 
+    /// Tiers `0..=seeds`, for games whose board total never grows.
+    pub fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, super::InputError> {
+        if seeds > MAX_SEEDS {
+            return Err(super::InputError::new(format!(
+                "--seeds must be at most {MAX_SEEDS}, not {seeds}"
+            )));
+        }
+        Ok((0..=seeds).collect())
+    }
+
     /// Positions in the tier of `seeds` seeds (both sides to move).
     pub fn tier_size(&self, seeds: Tier) -> Result<u64, TooLarge> {
         self.ranker.count(seeds)?.checked_mul(2).ok_or(TooLarge {
