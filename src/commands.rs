@@ -556,30 +556,42 @@ fn cmd_reach(a: ReachArgs) -> Result<()> {
     })
 }
 
+/// Refuses (as a usage error) a position the database holds no table for, saying what it
+/// does hold; errors that are not about coverage (e.g. a Bao position with seeds in hand) pass.
+fn ensure_covered<G: Game>(
+    db: &Database,
+    g: &G,
+    pos: &G::Position,
+    dir: &std::path::Path,
+) -> Result<()> {
+    // A board far beyond the database may not even have an index: that is a board the
+    // database does not cover, not an overflow to report.
+    let tier = match g.locate(pos) {
+        Ok((t, _)) => Some(t),
+        Err(Error::TooLarge(_)) | Err(Error::TierTooLarge { .. }) => None,
+        Err(e) => return Err(e),
+    };
+    if tier.is_some_and(|t| db.manifest().record(t).is_some()) {
+        return Ok(());
+    }
+    let seeds: u32 = g.board_counts(pos).iter().sum();
+    let held: Vec<u32> = db.manifest().tiers.iter().map(|r| r.counts.seeds).collect();
+    let covers = if held.len() == 1 && held[0] > 0 {
+        format!("holds only positions with exactly {} seeds", held[0])
+    } else {
+        format!("covers at most {}", db.manifest().seeds)
+    };
+    Err(Error::Input(bawo::game::InputError::new(format!(
+        "the board holds {seeds} seeds; the database at {} {covers}",
+        dir.display()
+    ))))
+}
+
 fn cmd_query(a: QueryArgs) -> Result<()> {
     let db = Database::open(&a.db)?;
     with_game!(db.game(), g => {
         let pos = a.position.position(g)?;
-        let seeds: u32 = g.board_counts(&pos).iter().sum();
-        // A board far beyond the database may not even have an index: that is a board the
-        // database does not cover, not an overflow to report.
-        let tier = match g.locate(&pos) {
-            Ok((t, _)) => Some(t),
-            Err(Error::TooLarge(_)) | Err(Error::TierTooLarge { .. }) => None,
-            Err(e) => return Err(e),
-        };
-        if tier.is_none_or(|t| db.manifest().record(t).is_none()) {
-            let held: Vec<u32> = db.manifest().tiers.iter().map(|r| r.counts.seeds).collect();
-            let covers = if held.len() == 1 && held[0] > 0 {
-                format!("holds only positions with exactly {} seeds", held[0])
-            } else {
-                format!("covers at most {}", db.manifest().seeds)
-            };
-            return Err(Error::Input(bawo::game::InputError::new(format!(
-                "the board holds {seeds} seeds; the database at {} {covers}",
-                a.db.display()
-            ))));
-        }
+        ensure_covered(&db, g, &pos, &a.db)?;
         let ans = db::query(&db, g, &pos)?;
         if a.json {
             print_json(&ans);
@@ -889,15 +901,7 @@ fn cmd_play(a: PlayArgs) -> Result<()> {
             );
             p
         };
-        let (tier, _) = g.locate(&start)?;
-        if db.manifest().record(tier).is_none() {
-            return Err(Error::Input(bawo::game::InputError::new(format!(
-                "the start position has {} seeds on the board; the database at {} covers at most {}",
-                g.board_counts(&start).iter().sum::<u32>(),
-                a.db.display(),
-                db.manifest().seeds
-            ))));
-        }
+        ensure_covered(&db, g, &start, &a.db)?;
         let human = match &a.human {
             Some(s) => Side::parse(s)?,
             None => g.side_to_move(&start),
