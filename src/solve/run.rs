@@ -236,6 +236,12 @@ pub fn solve<G: Game>(
         if format!("{:016x}", header.checksum) != rec.checksum {
             return Err(Error::corrupt(&path, "checksum differs from the manifest"));
         }
+        // A run killed between recording a finished tier and removing its work files left
+        // them behind.
+        let work = opts.work_root.join(format!("tier-{:04}", rec.tier));
+        if work.is_dir() {
+            std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        }
         lower_bytes += 2 * rec.counts.states;
         tables.insert(rec.tier, resident_if_it_fits(data, lower_bytes, cfg.budget));
         report.resumed_tiers += 1;
