@@ -236,6 +236,13 @@ pub fn solve<G: Game>(
         if format!("{:016x}", header.checksum) != rec.checksum {
             return Err(Error::corrupt(&path, "checksum differs from the manifest"));
         }
+        if let Some(b) = &rec.bdb {
+            let path = cfg.out.join(&b.file);
+            let bdb = crate::db::format::BdbFile::open(&path, rec.tier, rec.counts.states, fp)?;
+            if format!("{:016x}", bdb.check_file()?) != b.checksum {
+                return Err(Error::corrupt(&path, "checksum differs from the manifest"));
+            }
+        }
         // A run killed between recording a finished tier and removing its work files left
         // them behind.
         let work = opts.work_root.join(format!("tier-{:04}", rec.tier));
