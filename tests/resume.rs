@@ -597,7 +597,7 @@ enum Damage {
     /// Cut the file to this length.
     Truncate(u64),
     /// Replace the whole file.
-    Replace(&'static [u8]),
+    Replace(Vec<u8>),
 }
 
 /// Damages `file`, checks that resuming refuses with exit code 1 and a "corrupted" error that
@@ -615,8 +615,8 @@ fn assert_refused(inst: Instance, dir: &Path, file: &Path, damage: Damage) {
             format!("{} cut to {len} bytes", file.display())
         }
         Damage::Replace(b) => {
-            bytes = b.to_vec();
-            format!("{} replaced by {:?}", file.display(), text(b))
+            bytes = b;
+            format!("{} replaced by {} other bytes", file.display(), bytes.len())
         }
     };
     std::fs::write(file, &bytes).unwrap();
@@ -634,6 +634,31 @@ fn assert_refused(inst: Instance, dir: &Path, file: &Path, damage: Damage) {
         "{what}: the refused resume changed the run directory"
     );
     std::fs::write(file, &original).unwrap();
+}
+
+/// A finished tier's table and compressed file rewritten with two different entries swapped:
+/// each whole and consistent with its own checksums, but not the files the manifest records.
+fn forged_tier(dir: &Path, rec: &Json, scratch: &Path) -> (Vec<u8>, Vec<u8>) {
+    let tier = rec["tier"].as_u64().unwrap() as u32;
+    let states = rec["states"].as_u64().unwrap();
+    let fp = u64::from_str_radix(manifest(dir)["fingerprint"].as_str().unwrap(), 16).unwrap();
+    let path = dir.join(rec["file"].as_str().unwrap());
+    let (_, data) = bawo::store::table::open_table(&path, tier, states, fp, true).unwrap();
+    let mut entries = data.entries().to_vec();
+    let j = entries
+        .iter()
+        .position(|&e| e != entries[0])
+        .expect("two kinds of entries");
+    entries.swap(0, j);
+    std::fs::create_dir_all(scratch).unwrap();
+    let tbl = scratch.join("forged.tbl");
+    bawo::store::table::write_table(&tbl, tier, fp, &entries).unwrap();
+    let bdb =
+        bawo::db::format::write_tier(scratch, tier, fp, &entries, &Default::default()).unwrap();
+    (
+        std::fs::read(&tbl).unwrap(),
+        std::fs::read(scratch.join(bdb.file)).unwrap(),
+    )
 }
 
 #[test]
@@ -679,11 +704,31 @@ fn damaged_checkpoints_are_refused_in_every_phase() {
             assert_refused(inst, &dir, &bdb, Damage::Flip(len / 2));
             assert_refused(inst, &dir, &bdb, Damage::Truncate(len - 1));
         }
+        // Whole, self-consistent files with other entries than the manifest vouches for.
+        let (tbl, bdb) = forged_tier(&dir, tiers.last().unwrap(), &root.path().join("forge"));
+        let last = tiers.last().unwrap();
+        assert_refused(
+            inst,
+            &dir,
+            &dir.join(last["file"].as_str().unwrap()),
+            Damage::Replace(tbl),
+        );
+        assert_refused(
+            inst,
+            &dir,
+            &dir.join(last["bdb"]["file"].as_str().unwrap()),
+            Damage::Replace(bdb),
+        );
         let mf = dir.join("manifest.json");
         let len = std::fs::metadata(&mf).unwrap().len();
         assert_refused(inst, &dir, &mf, Damage::Truncate(len / 2));
         assert_refused(inst, &dir, &mf, Damage::Truncate(0));
-        assert_refused(inst, &dir, &mf, Damage::Replace(b"\x00\x01garbage"));
+        assert_refused(
+            inst,
+            &dir,
+            &mf,
+            Damage::Replace(b"\x00\x01garbage".to_vec()),
+        );
         // Repaired, the checkpoint still resumes to the same tables.
         assert_ok(&bawo(&inst.resume(&dir), &[]), &phase);
         assert_same_solve(&clean, &dir, &format!("{phase}: after refusing damage"));
