@@ -26,7 +26,8 @@ pub struct SolveConfig {
     /// Solve every position with at most this many seeds on the board.
     pub seeds: u32,
     pub out: PathBuf,
-    /// Where work files go (default `out/work`).
+    /// Where work files go (default `out/work`; under a given folder, in a `bawo-<id>` folder
+    /// of this run's own).
     pub tmp: Option<PathBuf>,
     /// Memory budget in bytes.
     pub budget: u64,
@@ -215,7 +216,13 @@ pub fn solve<G: Game>(
     }
 
     let work_root = match &cfg.tmp {
-        Some(t) => t.clone(),
+        // A folder of its own under --tmp, named for the run directory, so that runs sharing
+        // a --tmp never touch each other's work files.
+        Some(t) => {
+            let out = std::fs::canonicalize(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
+            let id = xxhash_rust::xxh3::xxh3_64(out.as_os_str().as_encoded_bytes());
+            t.join(format!("bawo-{id:016x}"))
+        }
         None => cfg.out.join("work"),
     };
     let opts = TierOptions {
@@ -236,6 +243,19 @@ pub fn solve<G: Game>(
         if format!("{:016x}", header.checksum) != rec.checksum {
             return Err(Error::corrupt(&path, "checksum differs from the manifest"));
         }
+        if let Some(b) = &rec.bdb {
+            let path = cfg.out.join(&b.file);
+            let bdb = crate::db::format::BdbFile::open(&path, rec.tier, rec.counts.states, fp)?;
+            if format!("{:016x}", bdb.check_file()?) != b.checksum {
+                return Err(Error::corrupt(&path, "checksum differs from the manifest"));
+            }
+        }
+        // A run killed between recording a finished tier and removing its work files left
+        // them behind.
+        let work = opts.work_root.join(format!("tier-{:04}", rec.tier));
+        if work.is_dir() {
+            std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        }
         lower_bytes += 2 * rec.counts.states;
         tables.insert(rec.tier, resident_if_it_fits(data, lower_bytes, cfg.budget));
         report.resumed_tiers += 1;
@@ -255,6 +275,12 @@ pub fn solve<G: Game>(
         let size = game.tier_size(tier)?;
         progress.tier_started(tier, game.tier_seeds(tier), size);
         let resume = ckpt.manifest.current.take().filter(|c| c.tier == tier);
+        // Where the tier's work files are: a checkpoint's own folder (which may lie under
+        // another --tmp than this run's), or this run's.
+        let work = match &resume {
+            Some(c) => c.work.clone(),
+            None => opts.work_root.join(format!("tier-{tier:04}")),
+        };
         let file = table_file(tier);
         let path = cfg.out.join(&file);
         let release = || tables.release();
@@ -285,7 +311,6 @@ pub fn solve<G: Game>(
             bdb: Some(bdb),
         });
         ckpt.save(None)?;
-        let work = opts.work_root.join(format!("tier-{tier:04}"));
         if work.is_dir() {
             std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
         }
@@ -298,7 +323,7 @@ pub fn solve<G: Game>(
         progress.tier_finished(&solved.counts, t0.elapsed(), bytes);
         report.timings.push((tier, solved.timings));
     }
-    if opts.work_root.is_dir() && cfg.tmp.is_none() {
+    if opts.work_root.is_dir() {
         let _ = std::fs::remove_dir(&opts.work_root);
     }
     manifest.complete = true;

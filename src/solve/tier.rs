@@ -812,9 +812,14 @@ impl Messages {
                 continue;
             }
             let path = self.dir.join(format!("msgs-{r}.tmp"));
+            // The first spill of a level starts the file afresh: a run killed in the middle
+            // of a level leaves its spill files behind, and their messages must not be
+            // replayed by the run that resumes it.
             let mut f = OpenOptions::new()
                 .create(true)
-                .append(true)
+                .write(true)
+                .append(self.spilled[r].is_some())
+                .truncate(self.spilled[r].is_none())
                 .open(&path)
                 .map_err(|e| Error::io(&path, e))?;
             crate::store::fault::check_write(self.mem[r].len() * 4, &path)?;
@@ -846,5 +851,26 @@ impl Messages {
         for p in self.spilled.iter_mut().filter_map(Option::take) {
             let _ = std::fs::remove_file(p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Messages;
+
+    #[test]
+    fn spilled_messages_ignore_a_killed_runs_spill_files() {
+        let dir = tempfile::tempdir().unwrap();
+        // What a run killed between a spill and the end of its level leaves behind.
+        std::fs::write(dir.path().join("msgs-0.tmp"), [7u8; 64]).unwrap();
+        std::fs::write(dir.path().join("msgs-1.tmp"), [9u8; 64]).unwrap();
+        // A budget of nothing spills at every addition.
+        let mut m = Messages::new(2, 0, dir.path());
+        m.add(0, vec![1, 2]).unwrap();
+        m.add(0, vec![3]).unwrap();
+        m.add(1, vec![4]).unwrap();
+        assert_eq!(m.take(0).unwrap(), vec![1, 2, 3]);
+        assert_eq!(m.take(1).unwrap(), vec![4]);
+        m.cleanup();
     }
 }

@@ -50,7 +50,9 @@ pub struct TierState {
     pub phase: Phase,
     /// Successors: next block; predecessors: next range; attractor: next level.
     pub next: u64,
-    /// Work directory of the tier.
+    /// Work directory of the tier: absolute in memory; in the file, relative to the run
+    /// directory when it lies inside it (so that a moved or copied run directory resumes on
+    /// its own work files).
     pub work: PathBuf,
     /// Append-only work files (relative to `work`) and their committed state.
     pub logs: BTreeMap<String, Committed>,
@@ -121,7 +123,7 @@ impl Manifest {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(&path, e)),
         };
-        let m: Manifest = serde_json::from_str(&text)
+        let mut m: Manifest = serde_json::from_str(&text)
             .map_err(|e| Error::corrupt(&path, format!("unreadable manifest: {e}")))?;
         if m.format != FORMAT {
             return Err(Error::Mismatch(format!(
@@ -136,12 +138,30 @@ impl Manifest {
                 "fingerprint does not match the game descriptor",
             ));
         }
+        if let Some(c) = &mut m.current {
+            if c.work.is_relative() {
+                let base = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+                c.work = base.join(&c.work);
+            }
+        }
         Ok(Some(m))
     }
 
     /// Writes the manifest atomically. Every save is a checkpoint (for fault injection).
     pub fn save(&self, dir: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self).expect("manifest serializes");
+        let inside = self.current.as_ref().and_then(|c| {
+            let base = std::fs::canonicalize(dir).ok()?;
+            c.work.strip_prefix(base).ok().map(Path::to_path_buf)
+        });
+        let text = match inside {
+            Some(rel) => {
+                let mut m = self.clone();
+                m.current.as_mut().expect("checked above").work = rel;
+                serde_json::to_string_pretty(&m)
+            }
+            None => serde_json::to_string_pretty(self),
+        }
+        .expect("manifest serializes");
         super::write_atomic(&Manifest::path(dir), |w| {
             w.write_all(text.as_bytes())?;
             w.write_all(b"\n")
