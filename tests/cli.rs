@@ -314,3 +314,34 @@ fn query_without_a_database_fails_cleanly() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no database"));
 }
+
+#[test]
+fn a_finished_solve_answers_smaller_budgets_without_rewriting_its_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let base = ["solve", "--n", "1", "--lap-cap", "4", "--out", d, "--quiet"];
+    let run = |seeds: &str, extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(&["--seeds", seeds]);
+        args.extend_from_slice(extra);
+        bawo(&args)
+    };
+    assert!(run("6", &[]).status.success());
+    let manifest = std::fs::read(dir.path().join("manifest.json")).unwrap();
+    for extra in [&[][..], &["--resume"][..]] {
+        let out = run("4", extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).contains("already holds"));
+        // Five tiers (0..=4) reported, nothing rewritten.
+        let v = json(&run("4", &["--json"]));
+        assert_eq!(v["tiers"].as_array().unwrap().len(), 5);
+        assert_eq!(
+            std::fs::read(dir.path().join("manifest.json")).unwrap(),
+            manifest
+        );
+    }
+}

@@ -165,8 +165,15 @@ pub fn solve<G: Game>(
             discard_run(&cfg.out, &m)?;
             Manifest::new(&descriptor, cfg.seeds)
         }
-        Some(m) if m.complete && m.seeds == cfg.seeds => {
-            let summary = Summary::from_tiers(m.tiers.iter().map(|r| r.counts.clone()).collect());
+        Some(m) if m.complete && tiers.iter().all(|&t| m.record(t).is_some()) => {
+            // Everything asked for is finished (possibly as part of a larger budget).
+            let summary = Summary::from_tiers(
+                tiers
+                    .iter()
+                    .filter_map(|&t| m.record(t))
+                    .map(|r| r.counts.clone())
+                    .collect(),
+            );
             return Ok(SolveReport {
                 summary,
                 already_done: true,

@@ -15,8 +15,8 @@ use crate::error::{Error, Result};
 use crate::solve::tier::TierCounts;
 
 pub const FILE: &str = "manifest.json";
-/// Version of the run-directory layout.
-pub const FORMAT: u32 = 2;
+/// Version of the run-directory layout (3: the manifest carries its own checksum).
+pub const FORMAT: u32 = 3;
 
 /// Phases of a tier, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -96,6 +96,10 @@ pub struct Manifest {
     /// Checkpoint of the tier in progress, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current: Option<TierState>,
+    /// xxh3-64 (hex) of the manifest as written with this field empty: a hand edit that
+    /// still parses (a checkpoint level, a count) is refused instead of trusted.
+    #[serde(default)]
+    pub checksum: String,
 }
 
 impl Manifest {
@@ -108,6 +112,7 @@ impl Manifest {
             tiers: Vec::new(),
             complete: false,
             current: None,
+            checksum: String::new(),
         }
     }
 
@@ -125,6 +130,12 @@ impl Manifest {
         };
         let mut m: Manifest = serde_json::from_str(&text)
             .map_err(|e| Error::corrupt(&path, format!("unreadable manifest: {e}")))?;
+        if m.format == FORMAT && m.checksum != m.content_checksum() {
+            return Err(Error::corrupt(
+                &path,
+                "manifest does not match its checksum",
+            ));
+        }
         if m.format != FORMAT {
             return Err(Error::Mismatch(format!(
                 "{}: run directory format {}, this program reads format {FORMAT}",
@@ -153,21 +164,26 @@ impl Manifest {
             let base = std::fs::canonicalize(dir).ok()?;
             c.work.strip_prefix(base).ok().map(Path::to_path_buf)
         });
-        let text = match inside {
-            Some(rel) => {
-                let mut m = self.clone();
-                m.current.as_mut().expect("checked above").work = rel;
-                serde_json::to_string_pretty(&m)
-            }
-            None => serde_json::to_string_pretty(self),
+        let mut m = self.clone();
+        if let Some(rel) = inside {
+            m.current.as_mut().expect("checked above").work = rel;
         }
-        .expect("manifest serializes");
+        m.checksum = m.content_checksum();
+        let text = serde_json::to_string_pretty(&m).expect("manifest serializes");
         super::write_atomic(&Manifest::path(dir), |w| {
             w.write_all(text.as_bytes())?;
             w.write_all(b"\n")
         })?;
         super::fault::checkpoint_written();
         Ok(())
+    }
+
+    /// Checksum of the manifest's content with the checksum field empty.
+    fn content_checksum(&self) -> String {
+        let mut m = self.clone();
+        m.checksum = String::new();
+        let text = serde_json::to_string(&m).expect("manifest serializes");
+        format!("{:016x}", xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
     }
 
     pub fn fingerprint_value(&self) -> u64 {
