@@ -150,6 +150,14 @@ impl PredRange {
         }
     }
 
+    /// xxh3-64 of the bytes [`PredRange::write`] writes.
+    pub fn checksum(&self) -> u64 {
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        hasher.update(&u32_bytes(&self.offsets));
+        hasher.update(&u32_bytes(&self.sources));
+        hasher.digest()
+    }
+
     /// Writes the range to `path` by rename (unsynced: the checkpoint that first refers to it
     /// syncs it); returns the xxh3-64 of the file's bytes.
     pub fn write(&self, path: &Path) -> Result<u64> {

@@ -229,6 +229,12 @@ struct Job<'g, G: Game> {
     dirty: Vec<bool>,
     /// Predecessor files written since the last checkpoint (not yet synced).
     unsynced_preds: Vec<usize>,
+    /// One range: logs and predecessor lists stay in memory until a checkpoint needs them.
+    resident: bool,
+    /// Predecessor lists held in memory (resident tiers), with whether this run has written
+    /// them to their file yet (a checkpoint writes them; a stale file of a killed run is not
+    /// theirs).
+    preds_mem: Vec<Option<(PredRange, bool)>>,
     message_budget: u64,
     timings: TierTimings,
 }
@@ -337,7 +343,9 @@ impl<'g, G: Game> Job<'g, G> {
         let mut job = Job::empty(game, tier, st, ranges, message_budget);
         for r in 0..ranges {
             let p = job.log_path(&format!("edges-{r}"));
-            job.edge_logs.push(AppendLog::create(&p)?);
+            let log = AppendLog::create(&p)?;
+            job.edge_logs
+                .push(if job.resident { log.hold() } else { log });
         }
         Ok(job)
     }
@@ -355,6 +363,8 @@ impl<'g, G: Game> Job<'g, G> {
             pinned: vec![false; ranges],
             dirty: vec![false; ranges],
             unsynced_preds: Vec::new(),
+            resident: ranges == 1,
+            preds_mem: (0..ranges).map(|_| None).collect(),
             message_budget: message_budget.max(1 << 20),
             timings: TierTimings::default(),
         }
@@ -481,6 +491,16 @@ impl<'g, G: Game> Job<'g, G> {
             logs.insert(due_name(l, r), log.commit()?);
         }
         self.st.logs = logs;
+        for r in 0..self.ranges {
+            let path = self.path(&format!("preds-{r}.bin"));
+            if let Some((p, written)) = &mut self.preds_mem[r] {
+                if !*written {
+                    p.write(&path)?;
+                    *written = true;
+                    self.unsynced_preds.push(r);
+                }
+            }
+        }
         for r in std::mem::take(&mut self.unsynced_preds) {
             let path = self.path(&format!("preds-{r}.bin"));
             let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
@@ -508,6 +528,7 @@ impl<'g, G: Game> Job<'g, G> {
     fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
         if !self.due.contains_key(&(level, r)) {
             let log = AppendLog::create(&self.log_path(&due_name(level, r)))?;
+            let log = if self.resident { log.hold() } else { log };
             self.due.insert((level, r), log);
         }
         Ok(&self.due[&(level, r)])
@@ -622,19 +643,23 @@ impl<'g, G: Game> Job<'g, G> {
         while (self.st.next as usize) < self.ranges {
             let r = self.st.next as usize;
             let log = &self.edge_logs[r];
-            log.flush()?;
             let path = log.path().to_path_buf();
-            let map = map_ro(&path)?;
-            let edges = match &map {
-                Some(m) => super::graph::as_u64(&path, m)?,
-                None => &[],
+            let len = self.range_len(r);
+            let preds = log.with_bytes(|bytes| {
+                let edges = super::graph::as_u64(&path, bytes)?;
+                PredRange::build(len, edges)
+            })??;
+            let sum = if self.resident {
+                let sum = preds.checksum();
+                self.preds_mem[r] = Some((preds, false));
+                sum
+            } else {
+                let sum = preds.write(&self.path(&format!("preds-{r}.bin")))?;
+                self.unsynced_preds.push(r);
+                sum
             };
-            let preds = PredRange::build(self.range_len(r), edges)?;
-            drop(map);
-            let sum = preds.write(&self.path(&format!("preds-{r}.bin")))?;
             self.st.preds.truncate(r);
             self.st.preds.push(hex(sum));
-            self.unsynced_preds.push(r);
             self.st.next += 1;
             progress.advance(1);
             if ckpt.due() {
@@ -665,18 +690,18 @@ impl<'g, G: Game> Job<'g, G> {
         let Some(log) = self.due.get(&(level, r)) else {
             return Ok(Vec::new());
         };
-        log.flush()?;
-        let bytes = std::fs::read(log.path()).map_err(|e| Error::io(log.path(), e))?;
-        if bytes.len() % 4 != 0 {
-            return Err(Error::corrupt(
-                log.path(),
-                "due log is not a whole number of entries",
-            ));
-        }
-        Ok(bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect())
+        log.with_bytes(|bytes| {
+            if bytes.len() % 4 != 0 {
+                return Err(Error::corrupt(
+                    log.path(),
+                    "due log is not a whole number of entries",
+                ));
+            }
+            Ok(bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect())
+        })?
     }
 
     fn levels_left(&self, from: u32) -> bool {
@@ -702,9 +727,15 @@ impl<'g, G: Game> Job<'g, G> {
                 // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
                 let cells = unsafe { cells_of(&mut cells_map) };
                 let preds_path = self.path(&format!("preds-{r}.bin"));
-                let preds_map = map_ro(&preds_path)?
-                    .ok_or_else(|| Error::corrupt(&preds_path, "empty predecessor file"))?;
-                let preds = view_file(&preds_path, &preds_map, self.range_len(r))?;
+                let preds_map;
+                let preds = match &self.preds_mem[r] {
+                    Some((p, _)) => p.view(),
+                    None => {
+                        preds_map = map_ro(&preds_path)?
+                            .ok_or_else(|| Error::corrupt(&preds_path, "empty predecessor file"))?;
+                        view_file(&preds_path, &preds_map, self.range_len(r))?
+                    }
+                };
                 let out = emit(cells, &due, &preds, level, bits, r, self.ranges);
                 for (t, m) in out.into_iter().enumerate() {
                     msgs.add(t, m)?;

@@ -5,6 +5,11 @@
 //! committed prefix go into the manifest. Resuming reopens the log, checks that prefix against
 //! the CRC, and cuts off whatever was appended after the checkpoint, so a resumed run writes
 //! exactly what an uninterrupted one would have.
+//!
+//! A log can be *held* ([`AppendLog::hold`]): it then keeps everything appended in memory until
+//! a commit (or an explicit flush) writes it, and readers get the bytes straight from memory.
+//! The tier solver holds its logs when a tier fits its budget in one range, so a tier that
+//! finishes between checkpoints never writes its edges and due lists at all.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -25,6 +30,8 @@ pub struct Committed {
 struct Inner {
     file: File,
     buf: Vec<u8>,
+    /// Keep appended bytes in memory until a commit or flush.
+    hold: bool,
     /// Bytes written to the file (not counting `buf`).
     written: u64,
     crc: crc32fast::Hasher,
@@ -42,12 +49,20 @@ const BUF: usize = 1 << 18;
 impl AppendLog {
     /// Creates (or empties) the log at `path`.
     pub fn create(path: &Path) -> Result<AppendLog> {
-        let file = File::create(path).map_err(|e| Error::io(path, e))?;
+        // Read-write: held logs are read back through a map of the file.
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
         Ok(AppendLog {
             path: path.to_path_buf(),
             inner: Mutex::new(Inner {
                 file,
                 buf: Vec::new(),
+                hold: false,
                 written: 0,
                 crc: crc32fast::Hasher::new(),
             }),
@@ -94,6 +109,7 @@ impl AppendLog {
             inner: Mutex::new(Inner {
                 file,
                 buf: Vec::new(),
+                hold: false,
                 written: c.len,
                 crc,
             }),
@@ -104,12 +120,35 @@ impl AppendLog {
         &self.path
     }
 
+    /// Keeps appended bytes in memory until [`AppendLog::commit`] or [`AppendLog::flush`].
+    pub fn hold(self) -> Self {
+        self.inner.lock().expect("log lock").hold = true;
+        self
+    }
+
+    /// Calls `f` with every byte appended so far: from memory while nothing has been written,
+    /// else from a map of the file (after writing the buffer).
+    pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        let mut g = self.inner.lock().expect("log lock");
+        if g.written == 0 {
+            return Ok(f(&g.buf));
+        }
+        Self::write_buf(&mut g, &self.path)?;
+        if g.written == 0 {
+            return Ok(f(&[]));
+        }
+        // SAFETY: work files belong to this run (the run lock keeps others out) and nothing
+        // appends while the lock guard is held.
+        let map = unsafe { memmap2::Mmap::map(&g.file) }.map_err(|e| Error::io(&self.path, e))?;
+        Ok(f(&map))
+    }
+
     /// Appends `bytes` (whole, never interleaved with another worker's call).
     pub fn append(&self, bytes: &[u8]) -> Result<()> {
         let mut g = self.inner.lock().expect("log lock");
         g.crc.update(bytes);
         g.buf.extend_from_slice(bytes);
-        if g.buf.len() >= BUF {
+        if g.buf.len() >= BUF && !g.hold {
             Self::write_buf(&mut g, &self.path)?;
         }
         Ok(())
@@ -158,6 +197,29 @@ impl AppendLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn held_logs_serve_reads_from_memory_and_write_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let log = AppendLog::create(&p).unwrap().hold();
+        log.append(&[7u8; BUF * 2]).unwrap();
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().len(),
+            0,
+            "held bytes stay in memory"
+        );
+        assert_eq!(log.with_bytes(|b| b.len()).unwrap(), BUF * 2);
+        let c = log.commit().unwrap();
+        assert_eq!(c.len, (BUF * 2) as u64);
+        log.append(b"xyz").unwrap();
+        // After a write, reads come from the file (with the buffer written first).
+        assert_eq!(
+            log.with_bytes(|b| b[b.len() - 3..].to_vec()).unwrap(),
+            b"xyz"
+        );
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), (BUF * 2 + 3) as u64);
+    }
 
     #[test]
     fn resume_cuts_uncommitted_bytes_and_checks_the_prefix() {
