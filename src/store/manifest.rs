@@ -138,7 +138,8 @@ impl Manifest {
         }
         if m.format != FORMAT {
             return Err(Error::Mismatch(format!(
-                "{}: run directory format {}, this program reads format {FORMAT}",
+                "{}: run directory format {}, this program reads format {FORMAT}; solve again \
+                 into a new directory",
                 path.display(),
                 m.format
             )));
