@@ -90,14 +90,21 @@ pub fn plan(
     let mut bits = 63 - fit.max(1).leading_zeros();
     bits = bits.min(need.trailing_zeros()).min(MAX_RANGE_BITS);
     if (1u64 << bits) < states && bits < MIN_RANGE_BITS {
+        let least = ((FIXED_OVERHEAD + lower_reserve + message_budget) as f64
+            + per_position * (1u64 << MIN_RANGE_BITS) as f64) as u64
+            / (1 << 20)
+            + 1;
+        let why = if usable == 0 {
+            format!(
+                "leaves no room beside the solver's buffers (about {} MiB)",
+                FIXED_OVERHEAD >> 20
+            )
+        } else {
+            format!("is too small for a tier of {states} positions")
+        };
         return Err(format!(
-            "the memory budget ({} MiB) is too small for a tier of {states} positions; \
-             give --mem at least {} MiB",
-            budget >> 20,
-            ((FIXED_OVERHEAD + lower_reserve + message_budget) as f64
-                + per_position * (1u64 << MIN_RANGE_BITS) as f64) as u64
-                / (1 << 20)
-                + 1
+            "the memory budget ({} MiB) {why}; give --mem at least {least} MiB",
+            budget >> 20
         ));
     }
     let bits = bits.max(MIN_RANGE_BITS.min(need.trailing_zeros()));
