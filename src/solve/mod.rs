@@ -6,6 +6,7 @@
 //! | [`graph`]     | edges bucketed by target range, predecessor lists per range           |
 //! | [`pass`]      | the successor pass over a block of positions                          |
 //! | [`attractor`] | level-ordered WIN/LOSS propagation; what stays open is a draw          |
+//! | [`messages`]  | one level's messages per range, spilled to disk beyond the budget     |
 //! | [`budget`]    | the memory budget and how it cuts a tier into ranges                  |
 //! | [`tier`]      | one tier end to end in checkpointed phases                            |
 //! | [`tables`]    | finished tiers for lookups                                            |
@@ -16,6 +17,7 @@ pub mod attractor;
 pub mod budget;
 pub mod cell;
 pub mod graph;
+pub mod messages;
 pub mod pass;
 pub mod reach;
 pub mod run;
