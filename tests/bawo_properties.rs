@@ -133,3 +133,59 @@ proptest! {
         }
     }
 }
+
+/// The board symmetry that swaps the players (RULES.md §1): A's back pit `p` and B's back pit
+/// `3n + p` trade places, and so do A's front pit `n + j` and B's front pit `2n + j`. It maps
+/// A's cycle (back row, then front row) onto B's (`3n..4n`, then `2n..3n`), keeps facing pits
+/// facing (`n + j` faces `3n - 1 - j`; their images `2n + j` and `n + (n - 1 - j)` face each
+/// other too) and A's kichwa `n` onto B's kichwa `2n`. So B's moves on a board are A's moves on
+/// the swapped board, swapped back.
+fn swap_sides(n: usize, p: usize) -> usize {
+    if p < n {
+        3 * n + p
+    } else if p < 2 * n {
+        p + n
+    } else if p < 3 * n {
+        p - n
+    } else {
+        p - 3 * n
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn b_plays_like_a_on_the_swapped_board((n, lap_cap, rules, board, side) in bawo_position()) {
+        let game = Bawo::new(n, lap_cap, BawoRules::parse(&rules).unwrap()).unwrap();
+        let pits = 4 * n as usize;
+        let swap = |b: &[u8]| -> Vec<u8> {
+            let mut out = vec![0u8; pits];
+            for (p, &c) in b[..pits].iter().enumerate() {
+                out[swap_sides(n as usize, p)] = c;
+            }
+            out
+        };
+        let flat = |b: &[u8], s: Side| -> Vec<(usize, Vec<u8>, u32, u32)> {
+            let mut v: Vec<_> = game
+                .moves(&game.make_position(b, s))
+                .into_iter()
+                .map(|m| {
+                    let MoveOutcome::Position(q) = m.outcome else { unreachable!() };
+                    (m.label.parse::<usize>().unwrap(), q.board[..pits].to_vec(), m.captured, m.discarded)
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let direct = flat(&board, side);
+        let mut mirrored: Vec<_> = flat(&swap(&board), side.other())
+            .into_iter()
+            .map(|(start, after, captured, discarded)| {
+                (swap_sides(n as usize, start), swap(&after), captured, discarded)
+            })
+            .collect();
+        mirrored.sort();
+        prop_assert_eq!(direct, mirrored);
+    }
+}

@@ -264,3 +264,69 @@ fn every_rotation_of_the_never_ending_pattern_agrees() {
     }
     assert!(never >= 48);
 }
+
+/// Turning the board half round (pit `(r, c)` to `(3 - r, 11 - c)`, i.e. pit `p` to `47 - p`)
+/// swaps the players (RULES.md §2): South's back row r3 (sown c0→c11) becomes North's back
+/// row r0 (sown c11→c0), South's front row r2 (sown c11→c0) North's front row r1 (sown
+/// c0→c11), each column's front pits still face each other, and the opening is mapped onto
+/// itself (its empty r1c11 and r2c0 trade places). So North's moves are South's moves on the
+/// turned board, turned back.
+fn turn(b: &[u8; 48]) -> [u8; 48] {
+    let mut out = [0u8; 48];
+    for p in 0..48 {
+        out[47 - p] = b[p];
+    }
+    out
+}
+
+fn turned_moves(p: &KigogoPosition, rules: &str) -> (Vec<Flat>, Vec<Flat>) {
+    let g = Kigogo::new(KigogoRules::parse(rules).unwrap());
+    let direct = engine_moves(&g, p);
+    let q = KigogoPosition {
+        board: turn(&p.board),
+        side: p.side.other(),
+    };
+    let mut back: Vec<Flat> = engine_moves(&g, &q)
+        .into_iter()
+        .map(|(label, after, captured)| {
+            let after = after.map(|a| {
+                let mut v = vec![0u32; 48];
+                for (i, c) in a.into_iter().enumerate() {
+                    v[47 - i] = c;
+                }
+                v
+            });
+            let pit = 47 - label_pit(&label);
+            (format!("r{}c{}", pit / 12, pit % 12), after, captured)
+        })
+        .collect();
+    back.sort();
+    (direct, back)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn north_plays_like_south_on_the_turned_board(board in prop_oneof![sparse(), singletons(), dense(), heavy()], side in side()) {
+        for rules in ["never-ending=illegal", "never-ending=loss"] {
+            let (direct, back) = turned_moves(&KigogoPosition { board, side }, rules);
+            prop_assert_eq!(direct, back);
+        }
+    }
+}
+
+#[test]
+fn the_opening_is_symmetric_under_the_half_turn() {
+    let g = Kigogo::new(KigogoRules::default());
+    let p = g.start_position().unwrap();
+    assert_eq!(turn(&p.board), p.board);
+    // So North, were it to move first, would have the mirror images of South's 23 moves.
+    let north = KigogoPosition {
+        board: p.board,
+        side: Side::B,
+    };
+    let (direct, back) = turned_moves(&north, "");
+    assert_eq!(direct.len(), 23);
+    assert_eq!(direct, back);
+}

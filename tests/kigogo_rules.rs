@@ -5,12 +5,15 @@
 //! (back) and sows r3c0 → r3c11 → r2c11 → r2c0 → r3c0; North (B) owns rows 1 (front) and 0
 //! (back) and sows r1c0 → r1c11 → r0c11 → r0c0 → r1c0.
 
+mod common;
+
 use bawo::db::Database;
 use bawo::game::kigogo::{Kigogo, KigogoPosition, KigogoRules};
 use bawo::game::{AnyGame, Game, LabelledMove, MoveOutcome, Side};
 use bawo::solve::run::{solve, SolveConfig};
 use bawo::solve::tier::Silent;
 use bawo::Value;
+use common::kigogo_oracle::{KOracle, KResult};
 
 fn game(rules: &str) -> Kigogo {
     Kigogo::new(KigogoRules::parse(rules).unwrap())
@@ -425,4 +428,174 @@ fn descriptors_round_trip_and_bad_input_is_refused() {
     );
     let rows = ["2,2,2,2,2,2,2,2,2,2,2,2"; 4].join("/");
     assert_eq!(g.parse_position(&spec(&rows)).unwrap().board, [2; 48]);
+}
+
+// ---- North's geometry, worked by hand (review of RULES.md §2) ----
+
+/// One expected move: its label, the board after it as `(row, col, seeds)`, seeds captured.
+type WantMove<'a> = (&'a str, Vec<(usize, usize, u8)>, u32);
+
+/// Asserts that the legal moves are exactly `want`, in row-major order, in the engine and in
+/// the test oracle (`never-ending=illegal`).
+fn assert_moves(start: &KigogoPosition, want: &[WantMove]) {
+    let g = game("");
+    let moves = g.moves(start);
+    let want_labels: Vec<String> = want.iter().map(|w| w.0.to_string()).collect();
+    assert_eq!(labels(&moves), want_labels, "engine");
+    for (label, board_after, captured) in want {
+        assert_move(&g, start, label, board_after, *captured);
+    }
+    let o = KOracle::new(false);
+    let ob: Vec<u32> = start.board.iter().map(|&c| c as u32).collect();
+    let legal = o.legal(&ob, start.side.index() as u8);
+    let got: Vec<String> = legal.iter().map(|m| m.label.clone()).collect();
+    assert_eq!(got, want_labels, "oracle");
+    for (m, (label, board_after, captured)) in legal.iter().zip(want) {
+        let wb: Vec<u32> = board(board_after).iter().map(|&c| c as u32).collect();
+        assert_eq!(m.result, KResult::Ends(wb, *captured), "oracle: {label}");
+    }
+}
+
+#[test]
+fn north_singleton_steps_turn_both_corners_and_capture_on_the_front_row() {
+    // North has only singletons: r0c0, r1c11, r0c5, r0c4, r1c3, r1c4. South: r2c0=2, r3c0=3,
+    // r3c5=2. North's cycle: r1c0 → r1c11 → r0c11 → r0c0 → r1c0.
+    // r0c0 → r1c0 (round the left corner, empty): allowed; it ends on North's front row in
+    //        column 0, where South's front pit r2c0 (2) is occupied: it and r3c0 (3) go.
+    // r1c11 → r0c11 (round the right corner, empty): allowed, back row.
+    // r0c5 → r0c4: occupied, refused.    r0c4 → r0c3: empty, allowed, back row.
+    // r1c3 → r1c4: occupied, refused.    r1c4 → r1c5: empty, allowed; front row column 5,
+    //        but South's front pit r2c5 is empty, so South's back pit r3c5 (2) is safe.
+    let p = pos(
+        &[
+            (0, 0, 1),
+            (1, 11, 1),
+            (0, 5, 1),
+            (0, 4, 1),
+            (1, 3, 1),
+            (1, 4, 1),
+            (2, 0, 2),
+            (3, 0, 3),
+            (3, 5, 2),
+        ],
+        Side::B,
+    );
+    let north_rest = |moved: (usize, usize), to: (usize, usize)| {
+        let mut v: Vec<(usize, usize, u8)> = [(0, 0), (1, 11), (0, 5), (0, 4), (1, 3), (1, 4)]
+            .into_iter()
+            .filter(|&rc| rc != moved)
+            .map(|(r, c)| (r, c, 1))
+            .collect();
+        v.push((to.0, to.1, 1));
+        v
+    };
+    let south = [(2, 0, 2), (3, 0, 3), (3, 5, 2)];
+    let with_south = |mut v: Vec<(usize, usize, u8)>| {
+        v.extend(south);
+        v
+    };
+    assert_moves(
+        &p,
+        &[
+            (
+                "r0c0",
+                [north_rest((0, 0), (1, 0)), vec![(3, 5, 2)]].concat(),
+                5,
+            ),
+            ("r0c4", with_south(north_rest((0, 4), (0, 3))), 0),
+            ("r1c4", with_south(north_rest((1, 4), (1, 5))), 0),
+            ("r1c11", with_south(north_rest((1, 11), (0, 11))), 0),
+        ],
+    );
+}
+
+#[test]
+fn north_relays_round_both_corners_and_capture_is_not_compulsory() {
+    // North: r0c2=2, r0c0=1, r1c10=2, r0c11=1. South: r2c1=1, r3c1=4, r3c11=1.
+    // r0c2 (2): r0c1 0→1, r0c0 1→2: relay 2 round the left corner: r1c0 0→1, r1c1 0→1: empty
+    //   before, the move ends on North's front row in column 1. South's r2c1 (1) is occupied:
+    //   it and r3c1 (4) leave play, 5 seeds.
+    // r1c10 (2): r1c11 0→1, round the right corner r0c11 1→2: relay 2: r0c10 0→1, r0c9 0→1:
+    //   ends on the back row, no capture. It stays legal although r0c2 captures: Kigogo has
+    //   no compulsory capture.
+    let p = pos(
+        &[
+            (0, 2, 2),
+            (0, 0, 1),
+            (1, 10, 2),
+            (0, 11, 1),
+            (2, 1, 1),
+            (3, 1, 4),
+            (3, 11, 1),
+        ],
+        Side::B,
+    );
+    assert_moves(
+        &p,
+        &[
+            (
+                "r0c2",
+                vec![
+                    (0, 1, 1),
+                    (1, 0, 1),
+                    (1, 1, 1),
+                    (1, 10, 2),
+                    (0, 11, 1),
+                    (3, 11, 1),
+                ],
+                5,
+            ),
+            (
+                "r1c10",
+                vec![
+                    (0, 2, 2),
+                    (0, 0, 1),
+                    (1, 11, 1),
+                    (0, 10, 1),
+                    (0, 9, 1),
+                    (2, 1, 1),
+                    (3, 1, 4),
+                    (3, 11, 1),
+                ],
+                0,
+            ),
+        ],
+    );
+}
+
+#[test]
+fn a_north_lap_of_24_ends_in_its_own_emptied_start_pit_and_captures() {
+    // North r1c5=24; South r2c5=1, r3c5=1, r3c0=1. Lift r1c5 (24): one seed into each North
+    // pit from r1c6 round to r1c4, the 24th into r1c5 itself (emptied by the lift, nothing
+    // skips it): it was empty, so the move ends on North's front row in column 5. South's
+    // r2c5 (1) is occupied: it and r3c5 (1) leave play. Every North pit holds 1.
+    let p = pos(&[(1, 5, 24), (2, 5, 1), (3, 5, 1), (3, 0, 1)], Side::B);
+    let mut want: Vec<(usize, usize, u8)> = (0..12).flat_map(|c| [(0, c, 1), (1, c, 1)]).collect();
+    want.push((3, 0, 1));
+    assert_moves(&p, &[("r1c5", want, 2)]);
+}
+
+#[test]
+fn north_never_ending_move() {
+    // NEVER_ENDING laid along North's cycle from r1c0 (r1c0..r1c11, then r0c11..r0c0): the
+    // argument of the South test holds unchanged, so r1c0 never ends. South r2c0=2.
+    let mut pits: Vec<(usize, usize, u8)> = (0..24)
+        .map(|i| {
+            let (r, c) = if i < 12 { (1, i) } else { (0, 23 - i) };
+            (r, c, NEVER_ENDING[i])
+        })
+        .collect();
+    pits.push((2, 0, 2));
+    let p = pos(&pits, Side::B);
+    assert!(game("").moves(&p).iter().all(|m| m.label != "r1c0"));
+    let ml = game("never-ending=loss").moves(&p);
+    assert_eq!(find(&ml, "r1c0").outcome, MoveOutcome::MoverLoses);
+    let o = KOracle::new(true);
+    let ob: Vec<u32> = p.board.iter().map(|&c| c as u32).collect();
+    let m = o
+        .legal(&ob, 1)
+        .into_iter()
+        .find(|m| m.label == "r1c0")
+        .unwrap();
+    assert_eq!(m.result, KResult::NeverEnding);
 }
