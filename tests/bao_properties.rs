@@ -254,6 +254,63 @@ fn engine_any(g: &Bao, p: &BaoPosition) -> Vec<(String, OSucc<NPos>)> {
     v
 }
 
+/// The position seen from the other side of the table: the board turned half round (row `r`
+/// column `c` to row `3 - r` column `7 - c`), the other side to move, hands and houses swapped.
+/// `RULES.md` gives both players the same rules from their own side (North's left is column 7,
+/// its house row 1 column 3), so this maps South's pits onto North's with the same names.
+fn turned(p: &BaoPosition) -> BaoPosition {
+    let mut board = [0u8; 32];
+    for r in 0..4 {
+        for c in 0..8 {
+            board[8 * (3 - r) + (7 - c)] = p.board[8 * r + c];
+        }
+    }
+    BaoPosition {
+        board,
+        side: p.side.other(),
+        hands: [p.hands[1], p.hands[0]],
+        houses: [p.houses[1], p.houses[0]],
+    }
+}
+
+/// Every move of `p` (name, seeds captured, where it leads) with the results turned round.
+fn moves_turned(g: &Bao, p: &BaoPosition) -> Vec<(String, u32, MoveOutcome<BaoPosition>)> {
+    let mut v: Vec<_> = g
+        .moves(p)
+        .into_iter()
+        .map(|m| {
+            let to = match m.outcome {
+                MoveOutcome::Position(q) => MoveOutcome::Position(turned(&q)),
+                other => other,
+            };
+            (m.label, m.captured, to)
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+fn moves_plain(g: &Bao, p: &BaoPosition) -> Vec<(String, u32, MoveOutcome<BaoPosition>)> {
+    let mut v: Vec<_> = g
+        .moves(p)
+        .into_iter()
+        .map(|m| (m.label, m.captured, m.outcome))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// North plays exactly South's game seen from the other side: the same move names, the same
+/// captures, and results that are each other turned round. This checks North's geometry
+/// (circuit, kichwa, kimbi, house, facing pits) against South's without the oracle, which
+/// shares the engine author's reading of the board.
+fn check_turned(g: &Bao, p: &BaoPosition) -> Result<(), TestCaseError> {
+    let q = turned(p);
+    prop_assert_eq!(turned(&q), *p);
+    prop_assert_eq!(moves_turned(g, p), moves_plain(g, &q));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -277,6 +334,24 @@ proptest! {
     fn engine_equals_oracle_on_random_mtaji_positions(p in mtaji(), loss in any::<bool>()) {
         let o = BaoOracle { never_ending_loses: loss };
         prop_assert_eq!(engine_moves(&game(loss), &p), oracle_moves(&o, &p));
+    }
+
+    #[test]
+    fn north_plays_south_turned_round_in_mtaji(p in mtaji(), loss in any::<bool>()) {
+        check_turned(&game(loss), &p)?;
+    }
+
+    #[test]
+    fn north_plays_south_turned_round_in_namua(p in namua(), loss in any::<bool>()) {
+        check_turned(&game(loss), &p)?;
+    }
+
+    #[test]
+    fn north_plays_south_turned_round_near_never_ending_patterns(
+        p in patterned_mtaji(),
+        loss in any::<bool>(),
+    ) {
+        check_turned(&game(loss), &p)?;
     }
 
     #[test]
