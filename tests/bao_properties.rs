@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use bawo::game::bao::{Bao, BaoPosition, BaoRules};
 use bawo::game::{Game, MoveOutcome, Side};
-use common::bao_oracle::{circuit, pit_label, BaoOracle, NPos, OPos};
+use common::bao_oracle::{circuit, pit_label, BaoOracle, NPos, OPos, Played};
 use common::OSucc;
 
 const HOUSE_PIT: [usize; 2] = [20, 11];
@@ -459,4 +459,74 @@ fn engine_equals_oracle_on_a_sweep_with_never_ending_moves() {
         }
     }
     assert!(never >= 20, "only {never} never-ending moves met");
+}
+
+/// `RULES.md` makes a move illegal if it would end with the mover's own front row empty, and
+/// also says a lone kichwa is sown toward the centre. The first rule can only ever bite the
+/// second's case: after the last lift of a front pit no seed may fall on the front row, so
+/// that lift is a kichwa sown outward; unless it is the start, the lap that landed there ran
+/// the same way and dropped a seed into the kichwa's front neighbour (relay laps hold 2 or
+/// more; a one-seed lap is a capture entering that kichwa toward the centre; 16 or more
+/// seeds fill every pit), which is never lifted again. So the start is that kichwa, and it
+/// was the only occupied front pit. This sweep checks the argument on small circuits of
+/// both sides (the oracle's sowing, played whether or not the start is legal).
+#[test]
+fn only_a_lone_kichwa_sown_outward_can_end_with_an_empty_front_row() {
+    let o = BaoOracle {
+        never_ending_loses: false,
+    };
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    };
+    let mut emptied = 0;
+    for i in 0..40_000 {
+        let side = (i % 2) as u8;
+        let circ = circuit(side);
+        let mut b = vec![0u32; 32];
+        // Up to 14 seeds on the mover's circuit, often a lone kichwa, some opponent front
+        // seeds.
+        for _ in 0..1 + rnd(14) {
+            b[circ[rnd(16)]] += 1;
+        }
+        if rnd(3) == 0 {
+            for &p in &circ[..8] {
+                b[p] = 0;
+            }
+            b[circ[[0, 7][rnd(2)]]] = 2 + rnd(9) as u32;
+        }
+        let opp = circuit(1 - side);
+        for &p in &opp[..8] {
+            b[p] = (rnd(4) == 0) as u32;
+        }
+        let front_before: Vec<usize> = (0..8).filter(|&j| b[circ[j]] > 0).collect();
+        if front_before.is_empty() {
+            continue; // lost already: no move at all
+        }
+        for (k, &p) in circ.iter().enumerate() {
+            if b[p] < 2 {
+                continue;
+            }
+            for step in [1, -1] {
+                let s = o.play(&b, side, p, step);
+                let Played::Ended { board, .. } = &s.played else {
+                    continue;
+                };
+                if (0..8).any(|j| board[circ[j]] > 0) {
+                    continue;
+                }
+                emptied += 1;
+                let outward = (k == 0 && step == -1) || (k == 7 && step == 1);
+                assert!(
+                    outward && front_before == [k],
+                    "{} emptied the front row of {b:?} (side {side})",
+                    s.label
+                );
+            }
+        }
+    }
+    assert!(emptied > 1000, "the sweep met only {emptied} such starts");
 }
