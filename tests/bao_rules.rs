@@ -1101,3 +1101,33 @@ fn the_stage_turns_to_mtaji_when_the_hands_run_out() {
     r1.hands = [1, 0];
     assert!(!g.moves(&r1).is_empty());
 }
+
+#[test]
+fn a_capture_placed_in_the_functional_house_keeps_it_standing() {
+    let g = game();
+    // Namua. South's only front seeds: the standing house a5 (col 4) = 6. North: col 4 = 2
+    // (faces the house), col 0 = 1.
+    let mut rows: Rows = [[0; 8]; 4];
+    rows[2][4] = 6;
+    rows[1][4] = 2;
+    rows[1][0] = 1;
+    let p = g
+        .make_position(&board(rows), Side::A, [2, 2], [true, false])
+        .unwrap();
+    let moves = g.moves(&p);
+    // A capture is possible, so it is made (no tax): the seed goes into the house (7) and
+    // North's 2 are taken. The house is central: either kichwa. a5>: a1 0->1, a2 0->1, ends.
+    // a5<: a8 0->1, a7 0->1, ends. The house was not emptied: it still stands, with 7.
+    assert_eq!(labels(&moves), ["a5<", "a5>"]);
+    for (label, front) in [
+        ("a5>", [1, 1, 0, 0, 7, 0, 0, 0]),
+        ("a5<", [0, 0, 0, 0, 7, 0, 1, 1]),
+    ] {
+        let (q, captured) = after(&moves, label);
+        assert_eq!(captured, 2);
+        assert_eq!(rows_of(&q.board)[2], front);
+        assert_eq!(rows_of(&q.board)[1], [1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(q.houses, [true, false]);
+        assert!(q.house_functional(Side::A));
+    }
+}
