@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use bawo::game::bao::{Bao, BaoPosition, BaoRules};
 use bawo::game::{Game, MoveOutcome, Side};
-use common::bao_oracle::{circuit, pit_label, BaoOracle, NPos, OPos};
+use common::bao_oracle::{circuit, pit_label, BaoOracle, NPos, OPos, Played};
 use common::OSucc;
 
 const HOUSE_PIT: [usize; 2] = [20, 11];
@@ -254,6 +254,63 @@ fn engine_any(g: &Bao, p: &BaoPosition) -> Vec<(String, OSucc<NPos>)> {
     v
 }
 
+/// The position seen from the other side of the table: the board turned half round (row `r`
+/// column `c` to row `3 - r` column `7 - c`), the other side to move, hands and houses swapped.
+/// `RULES.md` gives both players the same rules from their own side (North's left is column 7,
+/// its house row 1 column 3), so this maps South's pits onto North's with the same names.
+fn turned(p: &BaoPosition) -> BaoPosition {
+    let mut board = [0u8; 32];
+    for r in 0..4 {
+        for c in 0..8 {
+            board[8 * (3 - r) + (7 - c)] = p.board[8 * r + c];
+        }
+    }
+    BaoPosition {
+        board,
+        side: p.side.other(),
+        hands: [p.hands[1], p.hands[0]],
+        houses: [p.houses[1], p.houses[0]],
+    }
+}
+
+/// Every move of `p` (name, seeds captured, where it leads) with the results turned round.
+fn moves_turned(g: &Bao, p: &BaoPosition) -> Vec<(String, u32, MoveOutcome<BaoPosition>)> {
+    let mut v: Vec<_> = g
+        .moves(p)
+        .into_iter()
+        .map(|m| {
+            let to = match m.outcome {
+                MoveOutcome::Position(q) => MoveOutcome::Position(turned(&q)),
+                other => other,
+            };
+            (m.label, m.captured, to)
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+fn moves_plain(g: &Bao, p: &BaoPosition) -> Vec<(String, u32, MoveOutcome<BaoPosition>)> {
+    let mut v: Vec<_> = g
+        .moves(p)
+        .into_iter()
+        .map(|m| (m.label, m.captured, m.outcome))
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// North plays exactly South's game seen from the other side: the same move names, the same
+/// captures, and results that are each other turned round. This checks North's geometry
+/// (circuit, kichwa, kimbi, house, facing pits) against South's without the oracle, which
+/// shares the engine author's reading of the board.
+fn check_turned(g: &Bao, p: &BaoPosition) -> Result<(), TestCaseError> {
+    let q = turned(p);
+    prop_assert_eq!(turned(&q), *p);
+    prop_assert_eq!(moves_turned(g, p), moves_plain(g, &q));
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
 
@@ -277,6 +334,24 @@ proptest! {
     fn engine_equals_oracle_on_random_mtaji_positions(p in mtaji(), loss in any::<bool>()) {
         let o = BaoOracle { never_ending_loses: loss };
         prop_assert_eq!(engine_moves(&game(loss), &p), oracle_moves(&o, &p));
+    }
+
+    #[test]
+    fn north_plays_south_turned_round_in_mtaji(p in mtaji(), loss in any::<bool>()) {
+        check_turned(&game(loss), &p)?;
+    }
+
+    #[test]
+    fn north_plays_south_turned_round_in_namua(p in namua(), loss in any::<bool>()) {
+        check_turned(&game(loss), &p)?;
+    }
+
+    #[test]
+    fn north_plays_south_turned_round_near_never_ending_patterns(
+        p in patterned_mtaji(),
+        loss in any::<bool>(),
+    ) {
+        check_turned(&game(loss), &p)?;
     }
 
     #[test]
@@ -384,4 +459,74 @@ fn engine_equals_oracle_on_a_sweep_with_never_ending_moves() {
         }
     }
     assert!(never >= 20, "only {never} never-ending moves met");
+}
+
+/// `RULES.md` makes a move illegal if it would end with the mover's own front row empty, and
+/// also says a lone kichwa is sown toward the centre. The first rule can only ever bite the
+/// second's case: after the last lift of a front pit no seed may fall on the front row, so
+/// that lift is a kichwa sown outward; unless it is the start, the lap that landed there ran
+/// the same way and dropped a seed into the kichwa's front neighbour (relay laps hold 2 or
+/// more; a one-seed lap is a capture entering that kichwa toward the centre; 16 or more
+/// seeds fill every pit), which is never lifted again. So the start is that kichwa, and it
+/// was the only occupied front pit. This sweep checks the argument on small circuits of
+/// both sides (the oracle's sowing, played whether or not the start is legal).
+#[test]
+fn only_a_lone_kichwa_sown_outward_can_end_with_an_empty_front_row() {
+    let o = BaoOracle {
+        never_ending_loses: false,
+    };
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rnd = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % n) as usize
+    };
+    let mut emptied = 0;
+    for i in 0..40_000 {
+        let side = (i % 2) as u8;
+        let circ = circuit(side);
+        let mut b = vec![0u32; 32];
+        // Up to 14 seeds on the mover's circuit, often a lone kichwa, some opponent front
+        // seeds.
+        for _ in 0..1 + rnd(14) {
+            b[circ[rnd(16)]] += 1;
+        }
+        if rnd(3) == 0 {
+            for &p in &circ[..8] {
+                b[p] = 0;
+            }
+            b[circ[[0, 7][rnd(2)]]] = 2 + rnd(9) as u32;
+        }
+        let opp = circuit(1 - side);
+        for &p in &opp[..8] {
+            b[p] = (rnd(4) == 0) as u32;
+        }
+        let front_before: Vec<usize> = (0..8).filter(|&j| b[circ[j]] > 0).collect();
+        if front_before.is_empty() {
+            continue; // lost already: no move at all
+        }
+        for (k, &p) in circ.iter().enumerate() {
+            if b[p] < 2 {
+                continue;
+            }
+            for step in [1, -1] {
+                let s = o.play(&b, side, p, step);
+                let Played::Ended { board, .. } = &s.played else {
+                    continue;
+                };
+                if (0..8).any(|j| board[circ[j]] > 0) {
+                    continue;
+                }
+                emptied += 1;
+                let outward = (k == 0 && step == -1) || (k == 7 && step == 1);
+                assert!(
+                    outward && front_before == [k],
+                    "{} emptied the front row of {b:?} (side {side})",
+                    s.label
+                );
+            }
+        }
+    }
+    assert!(emptied > 1000, "the sweep met only {emptied} such starts");
 }
