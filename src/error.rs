@@ -4,8 +4,20 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::game::InputError;
 use crate::rank::TooLarge;
+
+/// Input that cannot be used: a malformed board, an impossible parameter, an unknown rule.
+/// The command line reports it in one line and exits with code 2. It lives here, below the
+/// games that raise it, so that no module imports in a circle.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{0}")]
+pub struct InputError(pub String);
+
+impl InputError {
+    pub fn new(msg: impl Into<String>) -> Self {
+        InputError(msg.into())
+    }
+}
 
 /// Everything that can go wrong, split by whose fault it is: bad input (exit code 2) or a
 /// failure while running (exit code 1).

@@ -1,20 +1,7 @@
 //! Positions and parameters as users type them, and the errors for text that is wrong.
 
-use thiserror::Error;
-
 use super::Side;
-
-/// Input that cannot be used: a malformed board, an impossible parameter, an unknown rule.
-/// The command line reports it in one line and exits with code 2.
-#[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("{0}")]
-pub struct InputError(pub String);
-
-impl InputError {
-    pub fn new(msg: impl Into<String>) -> Self {
-        InputError(msg.into())
-    }
-}
+pub use crate::error::InputError;
 
 /// A position as given on the command line, before a game interprets it.
 #[derive(Clone, Debug, PartialEq, Eq)]
