@@ -1,13 +1,13 @@
 //! The `bawo` command line: parse, call the library, print. `main` maps errors to exit codes:
 //! 0 ok, 1 failure, 2 usage error.
 
-mod commands;
+mod cli;
 
 use clap::Parser;
 
 fn main() {
-    let cli = commands::Cli::parse();
-    let code = match commands::run(cli) {
+    let cli = cli::Cli::parse();
+    let code = match cli::run(cli) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("bawo: {e}");

@@ -408,11 +408,13 @@ fn descriptors_round_trip_and_bad_input_is_refused() {
         assert_eq!(g.name(), "kigogo");
     }
     assert!(AnyGame::from_descriptor("kigogo").is_err());
-    let params = |rules: Option<&str>, n: Option<u32>| bawo::game::GameParams {
-        game: "kigogo".into(),
-        n,
-        lap_cap: None,
-        rules: rules.map(str::to_string),
+    let params = |rules: Option<&str>, n: Option<u32>| {
+        let mut p = bawo::game::GameParams::named("kigogo");
+        p.rules = rules.map(str::to_string);
+        if let Some(n) = n {
+            p.set("n", n);
+        }
+        p
     };
     assert!(AnyGame::from_params(&params(None, None)).is_ok());
     assert!(AnyGame::from_params(&params(Some("never-ending=draw"), None)).is_err());

@@ -17,6 +17,7 @@
 //! `.tbl` tables. Files are opened on first use, their headers checked, and kept.
 
 pub mod cache;
+pub mod coverage;
 pub mod export;
 pub mod format;
 pub mod play;

@@ -14,10 +14,11 @@
 
 use std::ops::Range;
 
-use super::input::parse_counts;
-use super::sided::SidedIndex;
+use super::cycle::Brent;
+use super::sided::{SidedIndex, SidedPosition};
 use super::{
-    rule_pairs, Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier,
+    rule_pairs, Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side,
+    Successor, Tier,
 };
 use crate::rank::TooLarge;
 
@@ -25,8 +26,15 @@ use crate::rank::TooLarge;
 pub const MAX_N: u32 = 8;
 /// Board capacity: `4 * MAX_N` pits.
 pub const MAX_PITS: usize = 4 * MAX_N as usize;
-/// Largest board total (a pit is a byte).
-pub const MAX_SEEDS: u32 = 255;
+pub use super::sided::MAX_SEEDS;
+/// The parameters Bawo reads (and its descriptor records): half-width and lap cap.
+pub const PARAM_KEYS: &[&str] = &["n", "lap-cap"];
+/// Half-width when `n` is not given and no board says otherwise.
+pub const DEFAULT_N: u32 = 3;
+/// Lap cap when `lap-cap` is not given.
+pub const DEFAULT_LAP_CAP: u64 = 64;
+/// Seed budget of `solve` without `--seeds`: the README's first command, solved in seconds.
+pub const DEFAULT_SEEDS: u32 = 12;
 
 /// `kichwa` rule option (R3, which the paper leaves open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,6 +116,19 @@ impl BawoRules {
 pub struct BawoPosition {
     pub board: [u8; MAX_PITS],
     pub side: Side,
+}
+
+impl SidedPosition for BawoPosition {
+    fn empty() -> Self {
+        BawoPosition {
+            board: [0; MAX_PITS],
+            side: Side::A,
+        }
+    }
+
+    fn parts(&mut self, pits: usize) -> (&mut [u8], &mut Side) {
+        (&mut self.board[..pits], &mut self.side)
+    }
 }
 
 /// What one sowing did besides moving seeds.
@@ -196,6 +217,17 @@ impl Bawo {
         })
     }
 
+    /// Reads `n` (default [`DEFAULT_N`], or the board's pit count / 4 when a board is known),
+    /// `lap-cap` (default [`DEFAULT_LAP_CAP`]) and the rule options.
+    pub fn from_params(p: &mut ParamReader) -> Result<Self, InputError> {
+        let n = match p.number::<u32>("n")? {
+            Some(n) => n,
+            None => p.board().map_or(Ok(DEFAULT_N), infer_n)?,
+        };
+        let lap_cap = p.number::<u64>("lap-cap")?.unwrap_or(DEFAULT_LAP_CAP);
+        Bawo::new(n, lap_cap, BawoRules::parse(p.rules())?)
+    }
+
     pub fn n(&self) -> usize {
         self.n
     }
@@ -220,16 +252,6 @@ impl Bawo {
         BawoPosition { board, side }
     }
 
-    /// Sows from own pit `start` (a pit number) in place, without any legality checks beyond
-    /// the pit belonging to the mover.
-    pub fn sow_from_pit(&self, board: &mut [u8; MAX_PITS], side: Side, start: usize) -> Sowing {
-        let cpos = match side {
-            Side::A => start,
-            Side::B => start - 2 * self.n,
-        };
-        self.sow(board, side, cpos)
-    }
-
     /// Executes one move from cycle position `start` in place (R1, R2, R3, R6).
     fn sow(&self, board: &mut [u8; MAX_PITS], side: Side, start: usize) -> Sowing {
         let cyc = &self.cycles[side.index()];
@@ -239,7 +261,9 @@ impl Bawo {
         board[cyc.pit[pos] as usize] = 0;
         let mut sown: u64 = 0;
         let mut out = Sowing::default();
-        let mut watch = CycleWatch::default();
+        // Brent's watch over lap-start states `(board, position, hand)`; it jumps once.
+        let mut watch = Brent::default();
+        let mut jumped = false;
         loop {
             // One lap: `hand` seeds, one per pit, from the pit after `pos`.
             let room = self.lap_cap - sown;
@@ -271,8 +295,9 @@ impl Bawo {
             }
             hand = board[landing] as u64;
             board[landing] = 0;
-            if sown >= CYCLE_WATCH_AFTER {
-                if let Some(period) = watch.observe(board, pos, hand, sown) {
+            if sown >= CYCLE_WATCH_AFTER && !jumped {
+                if let Some(period) = watch.observe(&(*board, pos, hand), sown) {
+                    jumped = true;
                     // The lap-start state repeats every `period` drops: jump as many whole
                     // periods as fit before the cap, then finish by simulation.
                     sown += (self.lap_cap - 1 - sown) / period * period;
@@ -315,6 +340,23 @@ impl Bawo {
     }
 }
 
+/// The half-width of a typed board of `4n` pit counts (an empty board keeps the default, and
+/// parsing it reports what is wrong).
+fn infer_n(board: &str) -> Result<u32, InputError> {
+    if board.trim().is_empty() {
+        return Ok(DEFAULT_N);
+    }
+    let pits = board.split([',', '/']).count();
+    let n = pits / 4;
+    if !pits.is_multiple_of(4) || n == 0 || n > MAX_N as usize {
+        return Err(InputError::new(format!(
+            "--board has {pits} pit counts; a Bawo board has 4n of them (n = 1..={MAX_N}), \
+             or give --n"
+        )));
+    }
+    Ok(n as u32)
+}
+
 /// The pit facing front pit `pit`: `n + j` faces `3n - 1 - j` and back.
 pub fn facing_pit(n: usize, pit: usize) -> usize {
     if (n..2 * n).contains(&pit) {
@@ -345,37 +387,6 @@ fn drop_run(board: &mut [u8; MAX_PITS], cyc: &Cycle, m: usize, pos: usize, mut c
     }
 }
 
-/// Brent's cycle finding over lap-start states `(board, position, hand)` of one move.
-#[derive(Default)]
-struct CycleWatch {
-    saved: Option<([u8; MAX_PITS], usize, u64, u64)>,
-    power: u64,
-    lam: u64,
-    done: bool,
-}
-
-impl CycleWatch {
-    /// Records a lap start; returns the period in drops once a state repeats (only once).
-    fn observe(&mut self, board: &[u8; MAX_PITS], pos: usize, hand: u64, sown: u64) -> Option<u64> {
-        if self.done {
-            return None;
-        }
-        if let Some((b, p, h, s)) = &self.saved {
-            if b == board && *p == pos && *h == hand {
-                self.done = true;
-                return Some(sown - s);
-            }
-        }
-        self.lam += 1;
-        if self.saved.is_none() || self.lam >= self.power {
-            self.saved = Some((*board, pos, hand, sown));
-            self.power = (self.power * 2).max(1);
-            self.lam = 0;
-        }
-        None
-    }
-}
-
 impl Game for Bawo {
     type Position = BawoPosition;
 
@@ -392,6 +403,10 @@ impl Game for Bawo {
         )
     }
 
+    fn default_seeds(&self) -> u32 {
+        DEFAULT_SEEDS
+    }
+
     fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError> {
         self.index.tiers_up_to(seeds)
     }
@@ -405,9 +420,7 @@ impl Game for Bawo {
     }
 
     fn position(&self, tier: Tier, index: u64) -> BawoPosition {
-        let mut board = [0u8; MAX_PITS];
-        let side = self.index.unrank(tier, index, &mut board[..self.pits()]);
-        BawoPosition { board, side }
+        self.index.position(tier, index)
     }
 
     fn locate(&self, pos: &BawoPosition) -> Result<(Tier, u64), crate::error::Error> {
@@ -415,18 +428,7 @@ impl Game for Bawo {
     }
 
     fn visit<F: FnMut(u64, &BawoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {
-        let pits = self.pits();
-        let mut pos = BawoPosition {
-            board: [0; MAX_PITS],
-            side: Side::A,
-        };
-        self.index.visit(
-            tier,
-            range,
-            &mut pos,
-            |p| (&mut p.board[..pits], &mut p.side),
-            f,
-        );
+        self.index.visit_positions(tier, range, f);
     }
 
     fn successors(&self, pos: &BawoPosition, out: &mut Vec<Successor>) {
@@ -465,18 +467,7 @@ impl Game for Bawo {
     }
 
     fn parse_position(&self, spec: &PositionSpec) -> Result<BawoPosition, InputError> {
-        if spec.hands.is_some() || spec.houses.is_some() {
-            return Err(InputError::new(
-                "--hands and --houses apply to --game bao only",
-            ));
-        }
-        let counts = parse_counts(&spec.board, self.pits(), "--board")?;
-        let total: u32 = counts.iter().map(|&c| c as u32).sum();
-        if total > MAX_SEEDS {
-            return Err(InputError::new(format!(
-                "--board holds {total} seeds, at most {MAX_SEEDS} are supported"
-            )));
-        }
+        let counts = self.index.parse_board(spec)?;
         Ok(self.make_position(&counts, spec.to_move))
     }
 

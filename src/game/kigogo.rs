@@ -36,9 +36,11 @@
 
 use std::ops::Range;
 
-use super::input::parse_counts;
-use super::sided::SidedIndex;
-use super::{Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier};
+use super::cycle::Brent;
+use super::sided::{SidedIndex, SidedPosition};
+use super::{
+    Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side, Successor, Tier,
+};
 use crate::rank::TooLarge;
 
 /// Pits on the board.
@@ -47,10 +49,13 @@ pub const PITS: usize = 48;
 pub const COLS: usize = 12;
 /// Pits in one player's sowing cycle (two rows).
 pub const CYCLE: usize = 24;
-/// Largest board total (a pit is a byte).
-pub const MAX_SEEDS: u32 = 255;
+pub use super::sided::MAX_SEEDS;
 /// Laps of one move before the never-ending watch starts (any value keeps detection exact).
 pub const WATCH_AFTER: u32 = 48;
+
+/// Seed budget of `solve` without `--seeds`: 48 pits make tiers grow fast, and 5 seeds is
+/// already 5.8 million positions.
+pub const DEFAULT_SEEDS: u32 = 5;
 
 /// Marks a cycle position on the back row in [`Cycle::front_col`].
 const BACK: u8 = u8::MAX;
@@ -58,17 +63,9 @@ const BACK: u8 = u8::MAX;
 pub use super::options::NeverEnding;
 
 /// The rule options of Bao Kigogo.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KigogoRules {
     pub never_ending: NeverEnding,
-}
-
-impl Default for KigogoRules {
-    fn default() -> Self {
-        KigogoRules {
-            never_ending: NeverEnding::Illegal,
-        }
-    }
 }
 
 impl KigogoRules {
@@ -90,6 +87,19 @@ impl KigogoRules {
 pub struct KigogoPosition {
     pub board: [u8; PITS],
     pub side: Side,
+}
+
+impl SidedPosition for KigogoPosition {
+    fn empty() -> Self {
+        KigogoPosition {
+            board: [0; PITS],
+            side: Side::A,
+        }
+    }
+
+    fn parts(&mut self, pits: usize) -> (&mut [u8], &mut Side) {
+        (&mut self.board[..pits], &mut self.side)
+    }
 }
 
 /// The move label of pit `pit`: `r<row>c<col>`.
@@ -169,6 +179,11 @@ impl Kigogo {
             index: SidedIndex::new(PITS),
             cycles: [Cycle::of(Side::A), Cycle::of(Side::B)],
         }
+    }
+
+    /// Kigogo takes no parameters, only rule options.
+    pub fn from_params(p: &mut ParamReader) -> Result<Self, InputError> {
+        Ok(Kigogo::new(KigogoRules::parse(p.rules())?))
     }
 
     pub fn rules(&self) -> KigogoRules {
@@ -276,7 +291,7 @@ fn relay(ring: &mut [u8; CYCLE], start: usize) -> Option<usize> {
     let mut hand = ring[pos] as usize;
     ring[pos] = 0;
     let mut laps = 0u32;
-    let mut watch = Brent::default();
+    let mut watch = Brent::<([u8; CYCLE], usize, usize)>::default();
     loop {
         // One lap: `hand` seeds, one per pit, from the pit after `pos`. Whole turns of the
         // cycle drop the same number into every pit (the start pit included).
@@ -299,37 +314,9 @@ fn relay(ring: &mut [u8; CYCLE], start: usize) -> Option<usize> {
         hand = ring[pos] as usize;
         ring[pos] = 0;
         laps += 1;
-        if laps >= WATCH_AFTER && watch.repeats(ring, pos, hand) {
+        if laps >= WATCH_AFTER && watch.observe(&(*ring, pos, hand), laps.into()).is_some() {
             return None;
         }
-    }
-}
-
-/// Brent's cycle finding over the lap-start states of one move: the state saved at the last
-/// power-of-two step is compared with each new one. Any repeat proves the move never ends
-/// (the dynamics are deterministic), and a move that never ends repeats once the saved
-/// state lies on its cycle and the power exceeds the period, so detection is exact.
-#[derive(Default)]
-struct Brent {
-    saved: Option<([u8; CYCLE], usize, usize)>,
-    power: u32,
-    steps: u32,
-}
-
-impl Brent {
-    fn repeats(&mut self, ring: &[u8; CYCLE], pos: usize, hand: usize) -> bool {
-        if let Some((r, p, h)) = &self.saved {
-            if *p == pos && *h == hand && r == ring {
-                return true;
-            }
-        }
-        self.steps += 1;
-        if self.saved.is_none() || self.steps >= self.power {
-            self.saved = Some((*ring, pos, hand));
-            self.power = (self.power * 2).max(1);
-            self.steps = 0;
-        }
-        false
     }
 }
 
@@ -342,6 +329,10 @@ impl Game for Kigogo {
 
     fn descriptor(&self) -> String {
         format!("kigogo {}", self.rules.canonical())
+    }
+
+    fn default_seeds(&self) -> u32 {
+        DEFAULT_SEEDS
     }
 
     fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError> {
@@ -357,9 +348,7 @@ impl Game for Kigogo {
     }
 
     fn position(&self, tier: Tier, index: u64) -> KigogoPosition {
-        let mut board = [0u8; PITS];
-        let side = self.index.unrank(tier, index, &mut board);
-        KigogoPosition { board, side }
+        self.index.position(tier, index)
     }
 
     fn locate(&self, pos: &KigogoPosition) -> Result<(Tier, u64), crate::error::Error> {
@@ -367,17 +356,7 @@ impl Game for Kigogo {
     }
 
     fn visit<F: FnMut(u64, &KigogoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {
-        let mut pos = KigogoPosition {
-            board: [0; PITS],
-            side: Side::A,
-        };
-        self.index.visit(
-            tier,
-            range,
-            &mut pos,
-            |p| (&mut p.board[..], &mut p.side),
-            f,
-        );
+        self.index.visit_positions(tier, range, f);
     }
 
     fn successors(&self, pos: &KigogoPosition, out: &mut Vec<Successor>) {
@@ -426,18 +405,7 @@ impl Game for Kigogo {
     }
 
     fn parse_position(&self, spec: &PositionSpec) -> Result<KigogoPosition, InputError> {
-        if spec.hands.is_some() || spec.houses.is_some() {
-            return Err(InputError::new(
-                "--hands and --houses apply to --game bao only",
-            ));
-        }
-        let counts = parse_counts(&spec.board, PITS, "--board")?;
-        let total: u32 = counts.iter().map(|&c| c as u32).sum();
-        if total > MAX_SEEDS {
-            return Err(InputError::new(format!(
-                "--board holds {total} seeds, at most {MAX_SEEDS} are supported"
-            )));
-        }
+        let counts = self.index.parse_board(spec)?;
         Ok(self.make_position(&counts, spec.to_move))
     }
 
@@ -600,21 +568,5 @@ mod tests {
             }
         });
         assert!(starts > 100_000);
-    }
-
-    #[test]
-    fn brent_finds_a_planted_cycle() {
-        // States 0,1,2,3,4,5,2,3,4,5,... (encoded in `hand`) repeat from the third on.
-        let mut b = Brent::default();
-        let ring = [0u8; CYCLE];
-        let seq = (0..6).chain((0..20).flat_map(|_| 2..6));
-        let mut found = None;
-        for (step, h) in seq.enumerate() {
-            if b.repeats(&ring, 0, h) {
-                found = Some(step);
-                break;
-            }
-        }
-        assert!(found.is_some());
     }
 }

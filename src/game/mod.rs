@@ -14,9 +14,11 @@
 
 pub mod bao;
 pub mod bawo;
+pub mod cycle;
 pub mod input;
 pub mod kigogo;
 pub mod options;
+pub mod params;
 pub mod sided;
 
 use std::fmt::Debug;
@@ -24,6 +26,7 @@ use std::hash::Hash;
 use std::ops::Range;
 
 pub use input::{InputError, PositionSpec};
+pub use params::{GameParams, ParamReader};
 
 use crate::rank::TooLarge;
 
@@ -106,6 +109,9 @@ pub trait Game: Send + Sync + Sized {
     /// `bawo n=3 lap-cap=64 kichwa=off capture=any`. Two games with the same descriptor have
     /// the same tables; databases record it and refuse to mix.
     fn descriptor(&self) -> String;
+
+    /// The seed budget `solve` uses when none is given: an instance solved in seconds.
+    fn default_seeds(&self) -> u32;
 
     /// The tiers that hold every position within a seed budget, in solving order.
     fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError>;
@@ -190,83 +196,30 @@ macro_rules! with_game {
     };
 }
 
-/// Command-line parameters that select and configure a game.
-#[derive(Clone, Debug, Default)]
-pub struct GameParams {
-    pub game: String,
-    pub n: Option<u32>,
-    pub lap_cap: Option<u64>,
-    pub rules: Option<String>,
-}
-
-impl GameParams {
-    /// The parameters a [`Game::descriptor`] line records.
-    pub fn from_descriptor(line: &str) -> Result<GameParams, InputError> {
-        let mut words = line.split_whitespace();
-        let name = words
-            .next()
-            .ok_or_else(|| InputError::new("empty game descriptor"))?;
-        let mut p = GameParams {
-            game: name.to_string(),
-            ..Default::default()
-        };
-        let mut rules = Vec::new();
-        for w in words {
-            let (k, v) = w
-                .split_once('=')
-                .ok_or_else(|| InputError::new(format!("bad descriptor word '{w}'")))?;
-            let num = || {
-                v.parse::<u64>()
-                    .map_err(|_| InputError::new(format!("bad number in descriptor: '{w}'")))
-            };
-            match k {
-                "n" => p.n = Some(num()? as u32),
-                "lap-cap" => p.lap_cap = Some(num()?),
-                _ => rules.push(w.to_string()),
-            }
-        }
-        p.rules = Some(rules.join(","));
-        Ok(p)
-    }
-}
-
 impl AnyGame {
-    /// Builds a game from command-line parameters, refusing unknown names, missing or
-    /// impossible parameters and unknown rule options.
+    /// The names `--game` knows.
+    pub const NAMES: [&'static str; 3] = ["bawo", "kigogo", "bao"];
+
+    /// Builds a game from parameters as typed: the game parses, validates and defaults its
+    /// own parameters and rule options; parameters it does not know are refused.
     pub fn from_params(p: &GameParams) -> Result<AnyGame, InputError> {
-        let bawo_only = |flag: &str, given: bool| {
-            if given && p.game != "bawo" {
-                Err(InputError::new(format!(
-                    "{flag} applies to --game bawo only"
-                )))
-            } else {
-                Ok(())
-            }
+        let mut r = p.reader();
+        let game = match p.game.as_str() {
+            "bawo" => AnyGame::Bawo(bawo::Bawo::from_params(&mut r)?),
+            "kigogo" => AnyGame::Kigogo(kigogo::Kigogo::from_params(&mut r)?),
+            "bao" => AnyGame::Bao(bao::Bao::from_params(&mut r)?),
+            other => return Err(unknown_game(other)),
         };
-        bawo_only("--n", p.n.is_some())?;
-        bawo_only("--lap-cap", p.lap_cap.is_some())?;
-        match p.game.as_str() {
-            "bawo" => {
-                let n = p
-                    .n
-                    .ok_or_else(|| InputError::new("--game bawo needs --n (half-width, 1..=8)"))?;
-                let lap_cap = p
-                    .lap_cap
-                    .ok_or_else(|| InputError::new("--game bawo needs --lap-cap (at least 1)"))?;
-                let rules = bawo::BawoRules::parse(p.rules.as_deref().unwrap_or(""))?;
-                Ok(AnyGame::Bawo(bawo::Bawo::new(n, lap_cap, rules)?))
-            }
-            "kigogo" => {
-                let rules = kigogo::KigogoRules::parse(p.rules.as_deref().unwrap_or(""))?;
-                Ok(AnyGame::Kigogo(kigogo::Kigogo::new(rules)))
-            }
-            "bao" => {
-                let rules = bao::BaoRules::parse(p.rules.as_deref().unwrap_or(""))?;
-                Ok(AnyGame::Bao(bao::Bao::new(rules)))
-            }
-            other => Err(InputError::new(format!(
-                "unknown game '{other}' (known: bawo, kigogo, bao)"
-            ))),
+        r.finish()?;
+        Ok(game)
+    }
+
+    /// The parameter keys game `name` reads (its descriptor's words that are not rules).
+    pub fn param_keys(name: &str) -> Result<&'static [&'static str], InputError> {
+        match name {
+            "bawo" => Ok(bawo::PARAM_KEYS),
+            "kigogo" | "bao" => Ok(&[]),
+            other => Err(unknown_game(other)),
         }
     }
 
@@ -289,6 +242,17 @@ impl AnyGame {
     pub fn name(&self) -> &'static str {
         with_game!(self, g => g.name())
     }
+
+    pub fn default_seeds(&self) -> u32 {
+        with_game!(self, g => g.default_seeds())
+    }
+}
+
+fn unknown_game(name: &str) -> InputError {
+    InputError::new(format!(
+        "unknown game '{name}' (known: {})",
+        AnyGame::NAMES.join(", ")
+    ))
 }
 
 /// The move labelled `label` among `moves`, or an error naming the legal moves.

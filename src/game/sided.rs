@@ -3,9 +3,19 @@
 
 use std::ops::Range;
 
-use super::{Side, Tier};
+use super::input::{parse_counts, PositionSpec};
+use super::{InputError, Side, Tier};
 use crate::error::Error;
 use crate::rank::{Ranker, TooLarge};
+
+/// A position that is a board and a side to move, which [`SidedIndex`] can fill in.
+pub trait SidedPosition: Sized {
+    /// A position with an empty board and A to move.
+    fn empty() -> Self;
+
+    /// The first `pits` pits of its board, and its side to move.
+    fn parts(&mut self, pits: usize) -> (&mut [u8], &mut Side);
+}
 
 /// Tier sizes, ranks and the in-order walk for boards of a fixed number of pits.
 #[derive(Clone, Debug)]
@@ -13,7 +23,8 @@ pub struct SidedIndex {
     ranker: Ranker,
 }
 
-/// Largest board total (a pit is a byte, and so is the ranker's seed range).
+/// Largest board total of the games indexed here (a pit is a byte, and so is the ranker's
+/// seed range); the one seed limit of Bawo and Kigogo.
 pub const MAX_SEEDS: u32 = 255;
 
 impl SidedIndex {
@@ -36,9 +47,9 @@ impl SidedIndex {
     }
 
     /// Tiers `0..=seeds`, for games whose board total never grows.
-    pub fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, super::InputError> {
+    pub fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError> {
         if seeds > MAX_SEEDS {
-            return Err(super::InputError::new(format!(
+            return Err(InputError::new(format!(
                 "--seeds must be at most {MAX_SEEDS}, not {seeds}"
             )));
         }
@@ -70,7 +81,7 @@ impl SidedIndex {
     pub fn locate(&self, board: &[u8], side: Side) -> Result<(Tier, u64), Error> {
         let seeds: u32 = board.iter().map(|&c| c as u32).sum();
         if seeds > MAX_SEEDS {
-            return Err(super::InputError::new(format!(
+            return Err(InputError::new(format!(
                 "the board holds {seeds} seeds, at most {MAX_SEEDS} are supported"
             ))
             .into());
@@ -89,6 +100,46 @@ impl SidedIndex {
         };
         self.ranker.unrank(seeds, rank, board);
         side
+    }
+
+    /// The position with index `index` in tier `seeds`.
+    pub fn position<P: SidedPosition>(&self, seeds: Tier, index: u64) -> P {
+        let mut pos = P::empty();
+        let (board, side) = pos.parts(self.pits());
+        *side = self.unrank(seeds, index, board);
+        pos
+    }
+
+    /// [`SidedIndex::visit`] for positions that fill themselves in: the body of
+    /// [`super::Game::visit`] for every game indexed here.
+    #[inline]
+    pub fn visit_positions<P: SidedPosition>(
+        &self,
+        seeds: Tier,
+        range: Range<u64>,
+        f: impl FnMut(u64, &P),
+    ) {
+        let pits = self.pits();
+        let mut pos = P::empty();
+        self.visit(seeds, range, &mut pos, |p| p.parts(pits), f);
+    }
+
+    /// The board of a typed position of a game with no hands or houses: exactly
+    /// [`SidedIndex::pits`] counts, at most [`MAX_SEEDS`] seeds in all.
+    pub fn parse_board(&self, spec: &PositionSpec) -> Result<Vec<u8>, InputError> {
+        if spec.hands.is_some() || spec.houses.is_some() {
+            return Err(InputError::new(
+                "--hands and --houses apply to --game bao only",
+            ));
+        }
+        let counts = parse_counts(&spec.board, self.pits(), "--board")?;
+        let total: u32 = counts.iter().map(|&c| c as u32).sum();
+        if total > MAX_SEEDS {
+            return Err(InputError::new(format!(
+                "--board holds {total} seeds, at most {MAX_SEEDS} are supported"
+            )));
+        }
+        Ok(counts)
     }
 
     /// Calls `f` for every index of `range` in tier `seeds` with its position, in index order,

@@ -20,6 +20,7 @@ pub mod graph;
 pub mod messages;
 pub mod pass;
 pub mod reach;
+pub mod request;
 pub mod run;
 pub mod tables;
 pub mod tier;

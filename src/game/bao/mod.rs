@@ -38,31 +38,26 @@ use self::legal::Outcome;
 use self::notation::MoveName;
 use self::sow::Field;
 use super::input::parse_counts;
-use super::sided::SidedIndex;
+use super::sided::{SidedIndex, SidedPosition};
 use super::{
-    find_labelled, Game, InputError, LabelledMove, MoveOutcome, PositionSpec, Side, Successor, Tier,
+    find_labelled, Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side,
+    Successor, Tier,
 };
 use crate::rank::TooLarge;
 
 /// Seeds in a game of Bao; no position may hold more (board and hands together).
 pub const MAX_SEEDS: u32 = 64;
+/// Seed budget of `solve` without `--seeds` (one tier of 753,984 positions).
+pub const DEFAULT_SEEDS: u32 = 5;
 /// Seeds in each hand at the start.
 pub const START_HAND: u8 = 22;
 
 pub use super::options::NeverEnding;
 
 /// The rule options of Bao la Kiswahili.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BaoRules {
     pub never_ending: NeverEnding,
-}
-
-impl Default for BaoRules {
-    fn default() -> Self {
-        BaoRules {
-            never_ending: NeverEnding::Illegal,
-        }
-    }
 }
 
 impl BaoRules {
@@ -120,6 +115,16 @@ impl BaoPosition {
     }
 }
 
+impl SidedPosition for BaoPosition {
+    fn empty() -> Self {
+        BaoPosition::mtaji([0; PITS], Side::A)
+    }
+
+    fn parts(&mut self, pits: usize) -> (&mut [u8], &mut Side) {
+        (&mut self.board[..pits], &mut self.side)
+    }
+}
+
 /// Bao la Kiswahili with its rule options.
 #[derive(Clone, Debug)]
 pub struct Bao {
@@ -133,6 +138,11 @@ impl Bao {
             rules,
             index: SidedIndex::new(PITS),
         }
+    }
+
+    /// Bao takes no parameters, only rule options.
+    pub fn from_params(p: &mut ParamReader) -> Result<Self, InputError> {
+        Ok(Bao::new(BaoRules::parse(p.rules())?))
     }
 
     pub fn rules(&self) -> BaoRules {
@@ -278,6 +288,10 @@ impl Game for Bao {
         format!("bao {}", self.rules.canonical())
     }
 
+    fn default_seeds(&self) -> u32 {
+        DEFAULT_SEEDS
+    }
+
     /// One tier: every mtaji position with exactly `seeds` seeds (seeds are conserved).
     fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError> {
         if seeds > MAX_SEEDS {
@@ -297,9 +311,7 @@ impl Game for Bao {
     }
 
     fn position(&self, tier: Tier, index: u64) -> BaoPosition {
-        let mut board = [0u8; PITS];
-        let side = self.index.unrank(tier, index, &mut board);
-        BaoPosition::mtaji(board, side)
+        self.index.position(tier, index)
     }
 
     fn locate(&self, pos: &BaoPosition) -> Result<(Tier, u64), crate::error::Error> {
@@ -329,14 +341,7 @@ impl Game for Bao {
     }
 
     fn visit<F: FnMut(u64, &BaoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {
-        let mut pos = BaoPosition::mtaji([0; PITS], Side::A);
-        self.index.visit(
-            tier,
-            range,
-            &mut pos,
-            |p| (&mut p.board[..], &mut p.side),
-            f,
-        );
+        self.index.visit_positions(tier, range, f);
     }
 
     /// Successors of a tier position (mtaji: empty hands, so every successor is one too).

@@ -19,6 +19,8 @@
 //! cycle finding over the whole lap-start state detects that exactly in O(1) memory (the move
 //! is deterministic once started, so a repeated state means it never ends).
 
+use crate::game::cycle::Brent;
+
 use super::geometry::{
     Dir, CIRCUIT, FACING_OPPONENT_HOUSE, FRONT, HOUSE, LEFT_KICHWA, RIGHT_KICHWA,
 };
@@ -134,7 +136,7 @@ pub fn play_on(
     mut captured: u32,
 ) -> Sown {
     let mut stop = None;
-    let mut watch = Watch::default();
+    let mut watch = Brent::default();
     let mut laps = 0u32;
     loop {
         let land = sow_lap(&mut f.own, cur, hand, dir);
@@ -190,7 +192,11 @@ pub fn play_on(
             cur = land;
         }
         laps += 1;
-        if laps > WATCH_AFTER && watch.repeats(&f, cur, hand, dir) {
+        if laps > WATCH_AFTER
+            && watch
+                .observe(&lap_start_key(&f, cur, hand, dir), laps.into())
+                .is_some()
+        {
             return Sown {
                 stop,
                 end: Ending::NeverEnding,
@@ -239,37 +245,19 @@ fn sow_lap(own: &mut [u8; CIRCUIT], cur: usize, hand: u32, dir: Dir) -> usize {
     p
 }
 
-/// Brent's cycle finding over lap-start states.
-#[derive(Default)]
-struct Watch {
-    saved: Option<[u8; 28]>,
-    power: u32,
-    lam: u32,
-}
-
-impl Watch {
-    /// Records a lap start; true when it equals the saved one (the move never ends).
-    #[inline]
-    fn repeats(&mut self, f: &Field, cur: usize, hand: u32, dir: Dir) -> bool {
-        let mut key = [0u8; 28];
-        key[..CIRCUIT].copy_from_slice(&f.own);
-        key[CIRCUIT..CIRCUIT + FRONT].copy_from_slice(&f.opp);
-        key[24] = cur as u8;
-        // Seed totals are at most 64, so a hand fits a byte.
-        key[25] = hand as u8;
-        key[26] = dir as u8;
-        key[27] = f.own_house as u8 | (f.opp_house as u8) << 1;
-        if self.saved == Some(key) {
-            return true;
-        }
-        self.lam += 1;
-        if self.saved.is_none() || self.lam >= self.power {
-            self.saved = Some(key);
-            self.power = (self.power * 2).max(1);
-            self.lam = 0;
-        }
-        false
-    }
+/// A lap-start state as one comparable key: the mover's pits, the opponent's front row, where
+/// the hand is, its seeds, the direction and both house flags.
+#[inline]
+fn lap_start_key(f: &Field, cur: usize, hand: u32, dir: Dir) -> [u8; 28] {
+    let mut key = [0u8; 28];
+    key[..CIRCUIT].copy_from_slice(&f.own);
+    key[CIRCUIT..CIRCUIT + FRONT].copy_from_slice(&f.opp);
+    key[24] = cur as u8;
+    // Seed totals are at most 64, so a hand fits a byte.
+    key[25] = hand as u8;
+    key[26] = dir as u8;
+    key[27] = f.own_house as u8 | (f.opp_house as u8) << 1;
+    key
 }
 
 #[cfg(test)]

@@ -1,0 +1,171 @@
+//! `verify` (checksums and every stored value recomputed) and `stats` (counts and depth
+//! histograms per tier, optionally plotted).
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::Args;
+
+use bawo::db::{self, Database};
+use bawo::error::{Error, Result};
+use bawo::progress::human_bytes;
+
+use super::args::{print_json, with_threads};
+use super::table;
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Recompute only this many random positions (checksums are still all checked).
+    #[arg(long)]
+    pub sample: Option<u64>,
+    /// Seed of --sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub threads: Option<usize>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct StatsArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Print one JSON object (the keys of `solve --json` plus depth histograms).
+    #[arg(long)]
+    pub json: bool,
+    /// Draw value shares per tier and the depth histogram into FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+pub fn run_verify(a: VerifyArgs) -> Result<()> {
+    let db = Database::open(&a.db)?;
+    let opts = db::verify::VerifyOptions {
+        sample: a.sample,
+        seed: a.seed,
+    };
+    let start = Instant::now();
+    let report = with_threads(a.threads, || db::verify::verify(&db, &opts))??;
+    if a.json {
+        print_json(&report);
+    } else {
+        println!("{}", db.manifest().game);
+        println!(
+            "{} files, {} blocks: {}",
+            report.files,
+            report.blocks,
+            if report.bad_blocks.is_empty() {
+                "every checksum matches"
+            } else {
+                "DAMAGED"
+            }
+        );
+        for b in &report.bad_blocks {
+            println!("  damaged: {b}");
+        }
+        if report.bad_blocks.is_empty() {
+            println!(
+                "{} positions recomputed from their successors in {:.2}s: {} disagree",
+                report.checked,
+                start.elapsed().as_secs_f64(),
+                report.mismatches
+            );
+        }
+        for b in &report.bad_positions {
+            let board: Vec<String> = b.board.iter().map(u32::to_string).collect();
+            println!(
+                "  bad: --board {} --to-move {} (tier {}, index {}): stored {}, successors say {}",
+                board.join(","),
+                b.to_move,
+                b.tier,
+                b.index,
+                b.stored,
+                b.expected
+            );
+        }
+    }
+    if report.ok() {
+        Ok(())
+    } else if !report.bad_blocks.is_empty() {
+        Err(Error::corrupt(
+            &a.db,
+            format!(
+                "verify failed: {} damaged files or blocks",
+                report.bad_blocks.len()
+            ),
+        ))
+    } else {
+        Err(Error::corrupt(
+            &a.db,
+            format!(
+                "verify failed: {} positions disagree with their successors",
+                report.mismatches
+            ),
+        ))
+    }
+}
+
+pub fn run_stats(a: StatsArgs) -> Result<()> {
+    if let Some(p) = &a.plot {
+        db::plot::PlotKind::of(p)?;
+    }
+    let db = Database::open(&a.db)?;
+    let s = db::stats::stats(&db)?;
+    if let Some(p) = &a.plot {
+        db::plot::plot(&s, p)?;
+    }
+    if a.json {
+        print_json(&s);
+        return Ok(());
+    }
+    println!("{}", s.game);
+    println!("{}  positions at depth 0, 1, 2, ...", table::header());
+    for t in &s.tiers {
+        let depths: Vec<String> = (0..t.win_depths.len().max(t.loss_depths.len()))
+            .map(|d| {
+                let w = t.win_depths.get(d).copied().unwrap_or(0);
+                let l = t.loss_depths.get(d).copied().unwrap_or(0);
+                match (w, l) {
+                    (0, 0) => "-".to_string(),
+                    (w, 0) => format!("{w}"),
+                    (0, l) => format!("{l}"),
+                    (w, l) => format!("{w}w+{l}l"),
+                }
+            })
+            .collect();
+        let row = table::row(&table::Row {
+            label: &t.seeds.to_string(),
+            states: t.states,
+            win: t.win,
+            loss: t.loss,
+            draw: t.draw,
+            max_depth: t.max_depth,
+        });
+        println!("{row}  {}", depths.join(" "));
+    }
+    println!(
+        "{}",
+        table::row(&table::Row {
+            label: "all",
+            states: s.states,
+            win: s.win,
+            loss: s.loss,
+            draw: s.draw,
+            max_depth: s.max_depth,
+        })
+    );
+    println!(
+        "{} in tier files, {:.3} bits per position",
+        human_bytes(s.file_bytes),
+        s.file_bytes as f64 * 8.0 / s.states.max(1) as f64
+    );
+    if let Some(p) = &a.plot {
+        println!("plot written to {}", p.display());
+    }
+    Ok(())
+}

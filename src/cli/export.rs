@@ -1,0 +1,78 @@
+//! `export`: one tier as CSV, on standard output or atomically into a file.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use bawo::db::{self, Database};
+use bawo::error::{Error, Result};
+
+use super::args::usage;
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Tier to export (for Bawo: the seeds on the board).
+    #[arg(long)]
+    pub tier: u32,
+    /// Output format: csv.
+    #[arg(long, default_value = "csv")]
+    pub format: String,
+    /// Write to FILE (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+pub fn run(a: ExportArgs) -> Result<()> {
+    db::export::ExportFormat::parse(&a.format)?;
+    let db = Database::open(&a.db)?;
+    if db.manifest().record(a.tier).is_none() {
+        return Err(usage(format!(
+            "--tier {}: the database at {} holds tiers {}",
+            a.tier,
+            a.db.display(),
+            db.manifest()
+                .tiers
+                .iter()
+                .map(|r| r.tier.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        )));
+    }
+    match &a.out {
+        Some(path) => {
+            let mut rows = 0;
+            let mut failure = None;
+            bawo::store::write_atomic(path, |w| {
+                let mut w = w;
+                match db::export::export_csv(&db, a.tier, &mut w) {
+                    Ok(n) => {
+                        rows = n;
+                        Ok(())
+                    }
+                    Err(e) => {
+                        let msg = e.to_string();
+                        failure = Some(e);
+                        Err(std::io::Error::other(msg))
+                    }
+                }
+            })
+            .map_err(|e| failure.take().unwrap_or(e))?;
+            eprintln!("{rows} rows written to {}", path.display());
+            Ok(())
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            match db::export::export_csv(&db, a.tier, &mut out) {
+                Err(Error::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    Ok(())
+                }
+                r => r.map(|_| ()),
+            }
+        }
+    }
+}

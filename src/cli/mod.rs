@@ -1,0 +1,85 @@
+//! The `bawo` command line: flag definitions (which also feed `--help`), one module per
+//! command or command group, each parsing its flags, calling the library and printing.
+//!
+//! | module     | commands                                             |
+//! |------------|------------------------------------------------------|
+//! | [`args`]   | flags several commands share: game, position, threads |
+//! | [`table`]  | the per-tier count table `solve` and `stats` print    |
+//! | [`solve`]  | `solve`                                              |
+//! | [`reach`]  | `reach`                                              |
+//! | [`query`]  | `query`, `moves`                                     |
+//! | [`check`]  | `verify`, `stats`                                    |
+//! | [`play`]   | `play`                                               |
+//! | [`export`] | `export`                                             |
+//! | [`dev`]    | hidden developer commands: `pack`, `bench-pass`      |
+
+mod args;
+mod check;
+mod dev;
+mod export;
+mod play;
+mod query;
+mod reach;
+mod solve;
+mod table;
+
+use clap::{Parser, Subcommand};
+
+use bawo::error::Result;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "bawo",
+    version,
+    about = "Parallel retrograde analysis of four-row mancala games",
+    long_about = "Solves Generalized Bawo (and related four-row mancala games) completely: \
+                  WIN, LOSS or DRAW with depth for every position within a seed budget."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Solve every position with at most --seeds seeds on the board, tier by tier.
+    Solve(solve::SolveArgs),
+    /// Solve only the positions reachable from one start position.
+    Reach(reach::ReachArgs),
+    /// Value and depth of one position in a database, with every legal move.
+    Query(query::QueryArgs),
+    /// The legal moves of a position and where each leads.
+    Moves(query::MovesArgs),
+    /// Check a database: every checksum, and every stored value recomputed from successors.
+    Verify(check::VerifyArgs),
+    /// WIN/LOSS/DRAW counts and depth histograms per tier, optionally as a plot.
+    Stats(check::StatsArgs),
+    /// Play against perfect play in the terminal (moves read line by line from stdin).
+    Play(play::PlayArgs),
+    /// Write one tier as CSV: index, pit counts, side to move, value, depth.
+    Export(export::ExportArgs),
+    /// Developer command: re-encode a database's compressed tier files from its raw tables
+    /// (size experiments).
+    #[command(hide = true)]
+    Pack(dev::PackArgs),
+    /// Developer command: generate every position's successors once, nothing else
+    /// (`scripts/bench-solve.sh`).
+    #[command(hide = true)]
+    BenchPass(dev::BenchPassArgs),
+}
+
+/// Runs one command.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Solve(a) => solve::run(a),
+        Command::Reach(a) => reach::run(a),
+        Command::Query(a) => query::run_query(a),
+        Command::Moves(a) => query::run_moves(a),
+        Command::Verify(a) => check::run_verify(a),
+        Command::Stats(a) => check::run_stats(a),
+        Command::Play(a) => play::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Pack(a) => dev::run_pack(a),
+        Command::BenchPass(a) => dev::run_bench_pass(a),
+    }
+}

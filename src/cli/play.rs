@@ -1,0 +1,88 @@
+//! `play`: a game against perfect play in the terminal.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use bawo::db::{self, coverage::ensure_covered, Database};
+use bawo::error::Result;
+use bawo::game::{Game, Side};
+use bawo::with_game;
+
+use super::args::PositionArgs;
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Database directory.
+    #[arg(long)]
+    pub db: PathBuf,
+    /// Pit counts of the start position [default: the game's opening if the database holds
+    /// it, else a random position of the largest tier, see --seed].
+    #[arg(long)]
+    pub board: Option<String>,
+    /// Side to move in --board: A or B.
+    #[arg(long = "to-move", default_value = "A", requires = "board")]
+    pub to_move: String,
+    /// Start from the game's opening position.
+    #[arg(long, conflicts_with = "board")]
+    pub start: bool,
+    /// Seed of the random start position [default: the clock].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The side you play [default: the side to move at the start].
+    #[arg(long = "as", value_name = "SIDE")]
+    pub human: Option<String>,
+    /// Show every legal move's value on your turns.
+    #[arg(long)]
+    pub hints: bool,
+}
+
+pub fn run(a: PlayArgs) -> Result<()> {
+    let db = Database::open(&a.db)?;
+    with_game!(db.game(), g => {
+        let start = if a.board.is_some() || a.start {
+            PositionArgs {
+                board: a.board.clone(),
+                to_move: a.to_move.clone(),
+                start: a.start,
+                hands: None,
+                houses: None,
+                after: None,
+            }
+            .position(g)?
+        } else {
+            let seed = a.seed.unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(0)
+            });
+            let p = db::play::default_position(&db, g, seed)?;
+            let board: Vec<String> = g.board_counts(&p).iter().map(u32::to_string).collect();
+            println!(
+                "start: --board {} --to-move {} (random position of the largest tier, --seed {seed})",
+                board.join(","),
+                g.side_to_move(&p).letter()
+            );
+            p
+        };
+        ensure_covered(&db, g, &start, &a.db)?;
+        let human = match &a.human {
+            Some(s) => Side::parse(s)?,
+            None => g.side_to_move(&start),
+        };
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        let mut out = std::io::stdout().lock();
+        let (end, plies) = db::play::play(&db, g, start, human, a.hints, &mut input, &mut out)?;
+        match end {
+            db::play::PlayEnd::Finished { loser } => println!(
+                "game over after {plies} plies: {} wins{}",
+                loser.other().letter(),
+                if loser == human { " (the engine)" } else { " (you)" }
+            ),
+            db::play::PlayEnd::Quit => println!("quit after {plies} plies"),
+        }
+        Ok(())
+    })
+}

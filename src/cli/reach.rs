@@ -1,0 +1,44 @@
+//! `reach`: the positions reachable from one start, solved as one graph.
+
+use clap::Args;
+
+use bawo::error::Result;
+use bawo::game::Game;
+use bawo::solve::reach::reach;
+use bawo::with_game;
+
+use super::args::{print_json, GameArgs, PositionArgs};
+
+#[derive(Args, Debug)]
+pub struct ReachArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    #[command(flatten)]
+    pub position: PositionArgs,
+    /// Refuse to explore more positions than this.
+    #[arg(long = "max-states", default_value_t = 50_000_000)]
+    pub max_states: usize,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(a: ReachArgs) -> Result<()> {
+    let game = a.game.build(a.position.board.as_deref())?;
+    with_game!(&game, g => {
+        let start = a.position.position(g)?;
+        let r = reach(g, start, a.max_states)?;
+        if a.json {
+            print_json(&r.summary);
+        } else {
+            let s = &r.summary;
+            println!("{}", g.descriptor());
+            println!("reachable positions: {}", s.states);
+            println!("from A's point of view: win {}  loss {}  draw {}", s.win, s.loss, s.draw);
+            match s.initial_depth {
+                Some(d) => println!("start: {} for A in {d} plies", s.initial),
+                None => println!("start: {} for A", s.initial),
+            }
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,173 @@
+//! `solve`: every position within a seed budget, tier by tier, into a run directory.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use bawo::error::Result;
+use bawo::progress::{human_bytes, Reporter};
+use bawo::solve::budget;
+use bawo::solve::request::SolveRequest;
+use bawo::solve::run::{solve, SolveConfig, SolveReport, Summary};
+use bawo::with_game;
+
+use super::args::{print_json, usage, with_threads, GameArgs};
+use super::table;
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Solve every position with at most this many seeds on the board [default: 12 for bawo,
+    /// 5 for kigogo; bao: exactly this many seeds, default 5].
+    #[arg(long)]
+    pub seeds: Option<u32>,
+    /// Run directory for the tables [default: bawo-db/<game>-<parameters>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Worker threads [default: one per core].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bars or log lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Discard whatever --out holds (finished or not) and solve again.
+    #[arg(long, conflicts_with = "resume")]
+    pub force: bool,
+    /// Continue the unfinished run in --out; game, rules and parameters come from its
+    /// manifest (flags given must agree). Also extends a finished solve to more --seeds.
+    #[arg(long)]
+    pub resume: bool,
+    /// Memory budget, e.g. 1G or 512M: tiers larger than it are solved out of core
+    /// [default: half of physical memory].
+    #[arg(long)]
+    pub mem: Option<String>,
+    /// Directory for the work files of the tier in progress [default: OUT/work].
+    #[arg(long)]
+    pub tmp: Option<PathBuf>,
+    /// Least seconds between checkpoints inside a tier (0: at every block, range and level).
+    #[arg(long = "checkpoint-secs", default_value_t = 60)]
+    pub checkpoint_secs: u64,
+    /// Positions per range as a power of two, overriding the plan from --mem (testing aid).
+    #[arg(long = "range-bits", hide = true)]
+    pub range_bits: Option<u32>,
+    /// Print each tier's phase timings on standard error at the end.
+    #[arg(long)]
+    pub timings: bool,
+}
+
+pub fn run(a: SolveArgs) -> Result<()> {
+    let request = SolveRequest {
+        params: a.game.params(None)?,
+        game_given: a.game.game_given(),
+        seeds: a.seeds,
+        out: a.out.clone(),
+        resume: a.resume,
+    };
+    let target = request.resolve()?;
+    let budget = match &a.mem {
+        Some(m) => budget::parse_size(m)?,
+        None => budget::default_budget(),
+    };
+    if let Some(b) = a.range_bits {
+        if !(1..=budget::MAX_RANGE_BITS).contains(&b) {
+            return Err(usage(format!(
+                "--range-bits must be between 1 and {}",
+                budget::MAX_RANGE_BITS
+            )));
+        }
+    }
+    let cfg = SolveConfig {
+        seeds: target.seeds,
+        out: target.out.clone(),
+        tmp: a.tmp.clone(),
+        budget,
+        range_bits: a.range_bits,
+        checkpoint_every: std::time::Duration::from_secs(a.checkpoint_secs),
+        resume: a.resume,
+        force: a.force,
+    };
+    let reporter = Reporter::new(a.quiet);
+    let report = with_threads(
+        a.threads,
+        || with_game!(&target.game, g => solve(g, &cfg, &reporter)),
+    )??;
+    reporter.finish();
+    if a.timings {
+        print_timings(&report);
+    }
+    if a.json {
+        print_json(&report.summary);
+        return Ok(());
+    }
+    if report.already_done {
+        eprintln!(
+            "{} already holds this solve (use --force to solve again)",
+            target.out.display()
+        );
+    }
+    print_summary(&target.game.descriptor(), &report.summary);
+    if !report.already_done {
+        let wall = report.wall.as_secs_f64();
+        println!(
+            "solved in {wall:.2}s ({:.2} M positions/s), {} written to {}",
+            report.summary.states as f64 / wall / 1e6,
+            human_bytes(report.bytes_written),
+            target.out.display()
+        );
+        println!(
+            "compressed database files: {:.2}s ({:.1}% of the solve)",
+            report.compress.as_secs_f64(),
+            100.0 * report.compress.as_secs_f64() / wall.max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+/// Each tier's phase timings, on standard error.
+fn print_timings(report: &SolveReport) {
+    for (tier, t) in &report.timings {
+        eprintln!(
+            "tier {tier:>3}: successors {:.3}s  predecessors {:.3}s  attractor {:.3}s ({} levels)  finish {:.3}s  edges {}  ranges {}",
+            t.successors.as_secs_f64(),
+            t.predecessors.as_secs_f64(),
+            t.attractor.as_secs_f64(),
+            t.levels,
+            t.finish.as_secs_f64(),
+            t.in_tier_edges,
+            t.ranges
+        );
+    }
+}
+
+fn print_summary(descriptor: &str, s: &Summary) {
+    println!("{descriptor}");
+    println!("{}", table::header());
+    for t in &s.tiers {
+        println!(
+            "{}",
+            table::row(&table::Row {
+                label: &t.seeds.to_string(),
+                states: t.states,
+                win: t.win,
+                loss: t.loss,
+                draw: t.draw,
+                max_depth: t.max_depth,
+            })
+        );
+    }
+    println!(
+        "{}",
+        table::row(&table::Row {
+            label: "all",
+            states: s.states,
+            win: s.win,
+            loss: s.loss,
+            draw: s.draw,
+            max_depth: s.max_depth,
+        })
+    );
+}
