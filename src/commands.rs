@@ -7,12 +7,13 @@ use std::time::Instant;
 use clap::{Args, Parser, Subcommand};
 use rayon::prelude::*;
 
+use bawo::db::solve;
 use bawo::db::{self, Database};
 use bawo::error::{Error, Result};
 use bawo::game::{AnyGame, Game, GameParams, MoveOutcome, PositionSpec, Side};
 use bawo::progress::{human_bytes, Reporter};
 use bawo::solve::reach::reach;
-use bawo::solve::run::{solve, SolveConfig, Summary};
+use bawo::solve::run::{SolveConfig, Summary};
 use bawo::with_game;
 
 #[derive(Parser, Debug)]
@@ -386,7 +387,7 @@ fn cmd_solve(a: SolveArgs) -> Result<()> {
             .out
             .clone()
             .ok_or_else(|| usage("--resume needs --out DIR (the run to continue)".into()))?;
-        let m = bawo::store::manifest::Manifest::load(&out)?.ok_or_else(|| {
+        let m = bawo::solve::Manifest::load(&out)?.ok_or_else(|| {
             Error::Missing(format!("nothing to resume: {} holds no run", out.display()))
         })?;
         let mut p = GameParams::from_descriptor(&m.game)?;
@@ -975,7 +976,7 @@ fn cmd_export(a: ExportArgs) -> Result<()> {
 }
 
 fn cmd_pack(a: PackArgs) -> Result<()> {
-    let m = bawo::store::manifest::Manifest::load(&a.db)?
+    let m = bawo::solve::Manifest::load(&a.db)?
         .ok_or_else(|| Error::Missing(format!("{} holds no manifest", a.db.display())))?;
     let opts = db::format::EncodeOptions {
         block_positions: a.block,
