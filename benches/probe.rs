@@ -13,9 +13,10 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use bawo::db::play::SplitMix64;
+use bawo::db::solve;
 use bawo::db::Database;
 use bawo::game::bawo::{Bawo, BawoRules};
-use bawo::solve::run::{solve, SolveConfig};
+use bawo::solve::run::SolveConfig;
 use bawo::solve::tier::Silent;
 
 fn database() -> (Option<tempfile::TempDir>, PathBuf) {

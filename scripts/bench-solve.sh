@@ -6,6 +6,7 @@
 #   scripts/bench-solve.sh                      # the benchmark instance: n=3, 16 seeds, L=64
 #   N=4 SEEDS=12 L=64 THREADS=2 scripts/bench-solve.sh
 #   EXTRA="--mem 1G" scripts/bench-solve.sh     # extra solve flags
+#   BIN=/tmp/old/bawo scripts/bench-solve.sh     # another build (no cargo build), to compare
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-3}
@@ -14,8 +15,10 @@ L=${L:-64}
 THREADS=${THREADS:-$(nproc)}
 EXTRA=${EXTRA:-}
 
-cargo build --release --quiet
-BIN=target/release/bawo
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet
+  BIN=target/release/bawo
+fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bawo-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 args=(--game bawo --n "$N" --seeds "$SEEDS" --lap-cap "$L" --threads "$THREADS")

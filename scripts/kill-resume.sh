@@ -12,8 +12,10 @@
 # Settings (environment): N, SEEDS, L (lap cap) and RULES (rule options; empty: the defaults)
 # choose the instance. RANGE_BITS cuts tiers into ranges of 2^RANGE_BITS positions (default
 # 22: the largest tiers in 3 to 7 ranges; empty: the plan from --mem). MEM is the solver's
-# --mem (default 64M: small enough that the attractor spills level messages to files in the
-# largest tiers; empty: the solver's default). CHECKPOINT_SECS is the solver's
+# --mem (default empty: the solver's default; a budget too small for the ranges is refused).
+# MESSAGE_BUDGET is the bytes of level messages held before they spill to files (default 8M,
+# small enough that the attractor spills in the largest tiers; empty: the memory plan's
+# share), set through BAWO_MESSAGE_BUDGET. CHECKPOINT_SECS is the solver's
 # --checkpoint-secs (default 1: checkpoints inside the larger tiers, and work lost at each
 # kill; 0: a checkpoint at every block, range and level). KILLS is how many times the run is
 # killed, THREADS the solver's --threads, EXTRA more solve flags, SEED the random seed, TMPDIR
@@ -26,7 +28,9 @@ SEEDS=${SEEDS:-16}
 L=${L:-64}
 RULES=${RULES:-}
 RANGE_BITS=${RANGE_BITS-22}
-MEM=${MEM-64M}
+MEM=${MEM-}
+MESSAGE_BUDGET=${MESSAGE_BUDGET-8388608}
+[[ -n $MESSAGE_BUDGET ]] && export BAWO_MESSAGE_BUDGET=$MESSAGE_BUDGET
 KILLS=${KILLS:-4}
 CHECKPOINT_SECS=${CHECKPOINT_SECS:-1}
 THREADS=${THREADS:-$(nproc)}

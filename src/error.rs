@@ -31,6 +31,9 @@ pub enum Error {
     TooLarge(#[from] TooLarge),
     #[error("tier {tier} has {size} positions; this solver indexes at most 4294967295 positions per tier")]
     TierTooLarge { tier: u32, size: u64 },
+    /// A memory budget (`--mem`) too small for the run, found before any work.
+    #[error("{0}")]
+    Memory(#[from] MemoryError),
     #[error("tier {tier}: a depth exceeds {max} plies, more than tables can store", max = crate::value::MAX_DEPTH)]
     DepthOverflow { tier: u32 },
     #[error("{}: {source}", path.display())]
@@ -59,7 +62,10 @@ impl Error {
     /// 2 for usage errors, 1 for failures.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Input(_) | Error::TooLarge(_) | Error::TierTooLarge { .. } => 2,
+            Error::Input(_)
+            | Error::TooLarge(_)
+            | Error::TierTooLarge { .. }
+            | Error::Memory(_) => 2,
             _ => 1,
         }
     }
@@ -77,6 +83,17 @@ impl Error {
             why: why.into(),
         }
     }
+}
+
+/// A memory budget too small for a run (the solver's memory plan): the tier that needs the
+/// most, what for, and the least budget that holds every tier.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("the memory budget ({} MiB) {why}; give --mem at least {least_mib} MiB", .budget >> 20)]
+pub struct MemoryError {
+    pub budget: u64,
+    pub tier: u32,
+    pub why: String,
+    pub least_mib: u64,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -20,4 +20,8 @@ pub mod store;
 pub mod value;
 
 pub use error::{Error, Result};
+
+// Files are little-endian and mapped directly as words (`store::bytes`).
+#[cfg(not(target_endian = "little"))]
+compile_error!("bawo maps its little-endian files directly and needs a little-endian host");
 pub use value::{Entry, Value};

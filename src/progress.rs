@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::solve::counts::TierCounts;
 use crate::solve::run::RunProgress;
-use crate::solve::tier::{TierCounts, TierProgress};
+use crate::solve::tier::TierProgress;
 
 /// How long a run goes before bars appear.
 const SHOW_AFTER: Duration = Duration::from_secs(1);

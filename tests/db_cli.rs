@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 use bawo::db::format::{self, BdbFile, EncodeOptions};
 use bawo::db::{query, Database};
 use bawo::game::{Game, MoveOutcome};
-use bawo::store::manifest::Manifest;
+use bawo::solve::Manifest;
 use bawo::with_game;
 
 const BIN: &str = env!("CARGO_BIN_EXE_bawo");

@@ -5,13 +5,14 @@
 use std::path::Path;
 
 use bawo::db::format::{self, BdbFile, EncodeOptions};
+use bawo::db::solve;
 use bawo::db::verify::{verify, VerifyOptions};
 use bawo::db::Database;
 use bawo::game::bawo::{Bawo, BawoRules};
 use bawo::game::Game;
-use bawo::solve::run::{solve, SolveConfig};
+use bawo::solve::run::SolveConfig;
 use bawo::solve::tier::Silent;
-use bawo::store::manifest::Manifest;
+use bawo::solve::Manifest;
 use bawo::store::table;
 use bawo::{Entry, Value};
 

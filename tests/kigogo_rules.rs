@@ -7,10 +7,11 @@
 
 mod common;
 
+use bawo::db::solve;
 use bawo::db::Database;
 use bawo::game::kigogo::{Kigogo, KigogoPosition, KigogoRules};
 use bawo::game::{AnyGame, Game, LabelledMove, MoveOutcome, Side};
-use bawo::solve::run::{solve, SolveConfig};
+use bawo::solve::run::SolveConfig;
 use bawo::solve::tier::Silent;
 use bawo::Value;
 use common::kigogo_oracle::{KOracle, KResult};

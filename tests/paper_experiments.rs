@@ -1,8 +1,9 @@
 //! The paper's Experiments 3 and 4 (RULES.md §1, "Paper check"), derived from the rules by hand.
 
+use bawo::db::solve;
 use bawo::game::bawo::{Bawo, BawoRules};
 use bawo::game::{Game, MoveOutcome, Side};
-use bawo::solve::run::{solve, SolveConfig};
+use bawo::solve::run::SolveConfig;
 use bawo::solve::tier::Silent;
 use bawo::{db::Database, Value};
 

@@ -157,7 +157,8 @@ fn bawo(args: &[String], env: &[(&str, String)]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_bawo"));
     c.args(args)
         .env_remove("BAWO_ABORT_AFTER_CHECKPOINTS")
-        .env_remove("BAWO_FAIL_WRITES_AFTER");
+        .env_remove("BAWO_FAIL_WRITES_AFTER")
+        .env_remove("BAWO_MESSAGE_BUDGET");
     for (k, v) in env {
         c.env(k, v);
     }
@@ -200,7 +201,14 @@ fn assert_fails(out: &Output, code: i32, needle: &str, what: &str) {
 /// Runs `args` with an abort after the k-th checkpoint. True when the process aborted there,
 /// false when it finished before taking k checkpoints.
 fn aborted(args: &[String], k: u64) -> bool {
-    let out = bawo(args, &[("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string())]);
+    aborted_with(args, k, &[])
+}
+
+/// [`aborted`] with more environment variables.
+fn aborted_with(args: &[String], k: u64, env: &[(&str, String)]) -> bool {
+    let mut env = env.to_vec();
+    env.push(("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string()));
+    let out = bawo(args, &env);
     if out.status.success() {
         return false;
     }
@@ -834,8 +842,10 @@ fn leftovers_of_a_killed_run_are_ignored() {
 
 #[test]
 fn stale_spilled_messages_of_a_killed_run_are_not_replayed() {
-    // With a small --mem the attractor spills level messages to `msgs-R.tmp` files; a run
-    // killed (or out of disk space) between a spill and the level's end leaves them behind.
+    // With a small message budget the attractor spills level messages to `msgs-R.tmp` files; a
+    // run killed (or out of disk space) between a spill and the level's end leaves them behind.
+    // (The budget is set directly: a --mem small enough to spill at this size is refused by the
+    // memory plan, as it cannot hold the solver's fixed buffers.)
     // Regression: the resumed run appended to those files and replayed the stale messages,
     // finishing with a wrong table and exit code 0.
     let inst = Instance {
@@ -848,11 +858,10 @@ fn stale_spilled_messages_of_a_killed_run_are_not_replayed() {
             "12",
             "--lap-cap",
             "64",
-            "--mem",
-            "8M",
         ],
         range_bits: Some("20"),
     };
+    let spill = [("BAWO_MESSAGE_BUDGET", (1u64 << 20).to_string())];
     let root = scratch();
     let clean = solve_clean(inst, root.path());
     let dir = root.path().join("run");
@@ -861,21 +870,20 @@ fn stale_spilled_messages_of_a_killed_run_are_not_replayed() {
     let mut first = inst.solve(&dir);
     let at = first.iter().position(|a| a == "--checkpoint-secs").unwrap();
     first[at + 1] = "600".into();
-    assert!(aborted(&first, inst.tiers()));
+    assert!(aborted_with(&first, inst.tiers(), &spill));
     assert_eq!(
         manifest(&dir)["tiers"].as_array().unwrap().len() as u64,
         inst.tiers() - 1
     );
-    let mut resume = inst.resume(&dir);
-    resume.extend(strings(&["--mem", "8M"]));
+    let resume = inst.resume(&dir);
     // The resume's first checkpoint is the manifest it writes at the start.
-    assert!(aborted(&resume, 2));
+    assert!(aborted_with(&resume, 2, &spill));
     let c = checkpoint_of(&dir).expect("a checkpoint in the last tier");
     assert_eq!(c.phase, "successors");
     for r in 0..c.ranges {
         std::fs::write(c.work.join(format!("msgs-{r}.tmp")), [0u8; 4096]).unwrap();
     }
-    assert_ok(&bawo(&resume, &[]), "resume");
+    assert_ok(&bawo(&resume, &spill), "resume");
     assert_same_solve(&clean, &dir, "resumed over stale spilled messages");
 }
 

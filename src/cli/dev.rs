@@ -102,7 +102,7 @@ fn bare_pass<G: Game>(g: &G, seeds: u32) -> Result<(u64, u64, f64)> {
 }
 
 pub fn run_pack(a: PackArgs) -> Result<()> {
-    let m = bawo::store::manifest::Manifest::load(&a.db)?
+    let m = bawo::solve::Manifest::load(&a.db)?
         .ok_or_else(|| Error::Missing(format!("{} holds no manifest", a.db.display())))?;
     let opts = db::format::EncodeOptions {
         block_positions: a.block,

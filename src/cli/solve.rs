@@ -8,7 +8,8 @@ use bawo::error::Result;
 use bawo::progress::{human_bytes, Reporter};
 use bawo::solve::budget;
 use bawo::solve::request::SolveRequest;
-use bawo::solve::run::{solve, SolveConfig, SolveReport, Summary};
+use bawo::db::solve;
+use bawo::solve::run::{SolveConfig, SolveReport, Summary};
 use bawo::with_game;
 
 use super::args::{print_json, usage, with_threads, GameArgs};

@@ -2,7 +2,7 @@
 //!
 //! | item              | role                                                             |
 //! |-------------------|------------------------------------------------------------------|
-//! | [`EncodeOptions`] | block size and zstd level                                        |
+//! | [`EncodeOptions`] | block size and zstd level ([`super::encode`])                    |
 //! | [`encode`]        | a tier's entries -> the file's bytes (blocks compressed in parallel) |
 //! | [`write_tier`]    | encode and write atomically, returning the manifest record       |
 //! | [`BdbFile`]       | an opened file: header and index checked, blocks decoded on demand |
@@ -19,408 +19,61 @@
 //! beat byte codes by 7-10% at the same zstd level: the LZ matches cover twice the positions
 //! per byte. The byte layout is in `FORMAT.md`; everything is little-endian.
 
-use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::xxh3_64;
 
+pub use super::block::Block;
+pub use super::encode::{encode, write_tier, EncodeOptions};
 use crate::error::{Error, Result};
+use crate::store::Checksum;
 use crate::value::Entry;
 
-pub const MAGIC: &[u8; 8] = b"BAWO-BDB";
-pub const VERSION: u32 = 1;
-pub const HEADER: usize = 64;
-/// Bytes per block in the index.
-pub const INDEX_ENTRY: usize = 24;
-/// Bytes of the trailer (whole-file checksum).
-pub const TRAILER: usize = 8;
+use super::layout::meta_checksum;
+pub use super::layout::{
+    file_name, BlockRef, Header, HEADER, INDEX_ENTRY, MAGIC, TRAILER, VERSION,
+};
 
-/// File name of a tier's compressed file.
-pub fn file_name(tier: u32) -> String {
-    format!("tier-{tier:04}.bdb")
-}
-
-/// How a tier is encoded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EncodeOptions {
-    /// Positions per block (the unit of decompression).
-    pub block_positions: u32,
-    /// zstd compression level.
-    pub level: i32,
-}
-
-impl Default for EncodeOptions {
-    /// 2^21 positions per block (1 MiB of nibbles, about a millisecond to decompress) and zstd
-    /// level 9: on the benchmark instance larger blocks or higher levels gained a few percent
-    /// in size for several times the compression time (README, "Database format").
-    fn default() -> Self {
-        EncodeOptions {
-            block_positions: 1 << 21,
-            level: 9,
-        }
-    }
-}
-
-/// What the manifest records about a tier's compressed file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BdbRecord {
-    /// File name inside the database directory.
-    pub file: String,
-    /// Size in bytes.
-    pub bytes: u64,
-    /// xxh3-64 of the whole file except its last 8 bytes (the trailer), hex.
-    pub checksum: String,
-}
-
-/// One block's place in the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockRef {
-    pub offset: u64,
-    pub len: u32,
-    /// Escaped positions in the block.
-    pub escapes: u32,
-    /// xxh3-64 of the compressed frame.
-    pub checksum: u64,
-}
-
-/// The fixed header fields.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Header {
-    pub tier: u32,
-    pub states: u64,
-    pub fingerprint: u64,
-    pub block_positions: u32,
-    /// Bits per code: 4 or 8.
-    pub width: u8,
-    pub level: i8,
-    /// Entry of each direct code.
-    pub symbols: Vec<u16>,
-    pub blocks: u32,
-    pub index_offset: u64,
-}
-
-impl Header {
-    fn escape(&self) -> u8 {
-        ((1u16 << self.width) - 1) as u8
-    }
-
-    fn packed_len(&self, positions: usize) -> usize {
-        (positions * self.width as usize).div_ceil(8)
-    }
-
-    /// Positions in block `b`.
-    pub fn block_len(&self, b: u32) -> usize {
-        let start = b as u64 * self.block_positions as u64;
-        (self.states - start).min(self.block_positions as u64) as usize
-    }
-
-    fn encode(&self) -> Vec<u8> {
-        let mut h = vec![0u8; HEADER];
-        h[0..8].copy_from_slice(MAGIC);
-        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        h[12..16].copy_from_slice(&self.tier.to_le_bytes());
-        h[16..24].copy_from_slice(&self.states.to_le_bytes());
-        h[24..32].copy_from_slice(&self.fingerprint.to_le_bytes());
-        h[32..36].copy_from_slice(&self.block_positions.to_le_bytes());
-        h[36] = self.width;
-        h[37] = self.level as u8;
-        h[38..40].copy_from_slice(&(self.symbols.len() as u16).to_le_bytes());
-        h[40..44].copy_from_slice(&self.blocks.to_le_bytes());
-        h[48..56].copy_from_slice(&self.index_offset.to_le_bytes());
-        for s in &self.symbols {
-            h.extend_from_slice(&s.to_le_bytes());
-        }
-        h
-    }
-}
-
-/// Codes for a tier: the distinct entries by descending frequency (ties by entry bits, so the
-/// output is deterministic), the width, and the code of every entry bit pattern.
-struct CodeBook {
-    width: u8,
-    symbols: Vec<u16>,
-    /// Code of each `u16` entry; escaped entries map to the escape code.
-    code: Vec<u8>,
-}
-
-impl CodeBook {
-    fn build(entries: &[u16]) -> CodeBook {
-        let counts = entries
-            .par_chunks(1 << 16)
-            .fold(
-                || vec![0u64; 1 << 16],
-                |mut c, chunk| {
-                    for &e in chunk {
-                        c[e as usize] += 1;
-                    }
-                    c
-                },
-            )
-            .reduce(
-                || vec![0u64; 1 << 16],
-                |mut a, b| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        *x += y;
-                    }
-                    a
-                },
-            );
-        let mut present: Vec<(u64, u16)> = counts
-            .iter()
-            .enumerate()
-            .filter(|(_, &c)| c > 0)
-            .map(|(e, &c)| (c, e as u16))
-            .collect();
-        present.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        // Nibbles when at most one position in 64 needs an escape.
-        let beyond_15: u64 = present.iter().skip(15).map(|p| p.0).sum();
-        let width = if beyond_15 * 64 <= entries.len() as u64 {
-            4
-        } else {
-            8
-        };
-        let direct = ((1usize << width) - 1).min(present.len());
-        let escape = ((1u16 << width) - 1) as u8;
-        let mut code = vec![escape; 1 << 16];
-        for (i, p) in present[..direct].iter().enumerate() {
-            code[p.1 as usize] = i as u8;
-        }
-        CodeBook {
-            width,
-            symbols: present[..direct].iter().map(|p| p.1).collect(),
-            code,
-        }
-    }
-}
-
-/// The decompressed content of one block: packed codes, then the escaped entries.
-fn block_payload(book: &CodeBook, entries: &[u16]) -> (Vec<u8>, u32) {
-    let escape = ((1u16 << book.width) - 1) as u8;
-    let mut out = Vec::with_capacity((entries.len() * book.width as usize).div_ceil(8) + 64);
-    let mut escaped = Vec::new();
-    let mut code = |e: u16| {
-        let c = book.code[e as usize];
-        if c == escape {
-            escaped.push(e);
-        }
-        c
-    };
-    if book.width == 4 {
-        for pair in entries.chunks(2) {
-            let lo = code(pair[0]);
-            let hi = pair.get(1).map_or(0, |&e| code(e));
-            out.push(lo | (hi << 4));
-        }
-    } else {
-        out.extend(entries.iter().map(|&e| code(e)));
-    }
-    for e in &escaped {
-        out.extend_from_slice(&e.to_le_bytes());
-    }
-    (out, escaped.len() as u32)
-}
-
-/// Encodes a tier's entries (every one a valid solved entry) into the bytes of a `.bdb` file.
-pub fn encode(
-    tier: u32,
-    fingerprint: u64,
-    entries: &[u16],
-    opts: &EncodeOptions,
-) -> Result<Vec<u8>> {
-    if opts.block_positions == 0 {
-        return Err(Error::Internal("block size must be positive".into()));
-    }
-    let book = CodeBook::build(entries);
-    let frames: Vec<Result<(Vec<u8>, u32)>> = entries
-        .par_chunks(opts.block_positions as usize)
-        .map(|chunk| {
-            let (payload, escapes) = block_payload(&book, chunk);
-            let frame = zstd::bulk::compress(&payload, opts.level)
-                .map_err(|e| Error::Internal(format!("zstd: {e}")))?;
-            Ok((frame, escapes))
-        })
-        .collect();
-    let mut header = Header {
-        tier,
-        states: entries.len() as u64,
-        fingerprint,
-        block_positions: opts.block_positions,
-        width: book.width,
-        level: opts.level.clamp(i8::MIN as i32, i8::MAX as i32) as i8,
-        symbols: book.symbols,
-        blocks: frames.len() as u32,
-        index_offset: 0,
-    };
-    let mut body = Vec::new();
-    let mut index = Vec::with_capacity(frames.len() * INDEX_ENTRY);
-    let head_len = HEADER as u64 + 2 * header.symbols.len() as u64;
-    for f in frames {
-        let (frame, escapes) = f?;
-        index.extend_from_slice(&(head_len + body.len() as u64).to_le_bytes());
-        index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-        index.extend_from_slice(&escapes.to_le_bytes());
-        index.extend_from_slice(&xxh3_64(&frame).to_le_bytes());
-        body.extend_from_slice(&frame);
-    }
-    header.index_offset = head_len + body.len() as u64;
-    let mut out = header.encode();
-    out.extend_from_slice(&body);
-    out.extend_from_slice(&index);
-    let meta = meta_checksum(&out[..head_len as usize], &index);
-    out[56..64].copy_from_slice(&meta.to_le_bytes());
-    let whole = xxh3_64(&out);
-    out.extend_from_slice(&whole.to_le_bytes());
-    Ok(out)
-}
-
-/// Checksum of the header (its checksum field zeroed), symbol table and index: checked on
-/// every open, so a damaged header or index is refused before any probe.
-fn meta_checksum(head: &[u8], index: &[u8]) -> u64 {
-    let mut h = xxhash_rust::xxh3::Xxh3::new();
-    h.update(&head[..56]);
-    h.update(&[0u8; 8]);
-    h.update(&head[HEADER..]);
-    h.update(index);
-    h.digest()
-}
-
-/// Encodes `entries` and writes `dir/tier-KKKK.bdb` atomically.
-pub fn write_tier(
-    dir: &Path,
-    tier: u32,
-    fingerprint: u64,
-    entries: &[u16],
-    opts: &EncodeOptions,
-) -> Result<BdbRecord> {
-    let bytes = encode(tier, fingerprint, entries, opts)?;
-    let checksum = u64::from_le_bytes(bytes[bytes.len() - TRAILER..].try_into().expect("8"));
-    let file = file_name(tier);
-    let written =
-        crate::store::write_atomic(&dir.join(&file), |w: &mut dyn Write| w.write_all(&bytes))?;
-    Ok(BdbRecord {
-        file,
-        bytes: written,
-        checksum: format!("{checksum:016x}"),
-    })
-}
-
-/// A decoded block: its packed codes and escaped entries, ready for probes.
-#[derive(Debug)]
-pub struct Block {
-    width: u8,
-    positions: usize,
-    codes: Vec<u8>,
-    /// Offsets (within the block) of escaped positions, ascending.
-    escape_at: Vec<u32>,
-    escaped: Vec<u16>,
-}
-
-impl Block {
-    /// Bytes this block holds in memory (for the cache's budget).
-    pub fn heap_bytes(&self) -> usize {
-        self.codes.len() + 4 * self.escape_at.len() + 2 * self.escaped.len()
-    }
-
-    pub fn len(&self) -> usize {
-        self.positions
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.positions == 0
-    }
-
-    #[inline]
-    fn code(&self, j: usize) -> u8 {
-        if self.width == 4 {
-            (self.codes[j / 2] >> ((j & 1) * 4)) & 15
-        } else {
-            self.codes[j]
-        }
-    }
-
-    /// The entry of position `j` of the block.
-    #[inline]
-    pub fn entry(&self, symbols: &[u16], j: usize) -> Entry {
-        let c = self.code(j) as usize;
-        if c < symbols.len() {
-            return Entry(symbols[c]);
-        }
-        // Decoding checked that every code is direct or the escape, and that the escapes
-        // line up with the escaped entries.
-        let k = self
-            .escape_at
-            .binary_search(&(j as u32))
-            .expect("escape offsets cover every escape code");
-        Entry(self.escaped[k])
-    }
-
-    /// Appends every entry of the block to `out`.
-    pub fn entries_into(&self, symbols: &[u16], out: &mut Vec<u16>) {
-        let mut next_escape = 0;
-        out.reserve(self.positions);
-        for j in 0..self.positions {
-            let c = self.code(j) as usize;
-            if c < symbols.len() {
-                out.push(symbols[c]);
-            } else {
-                out.push(self.escaped[next_escape]);
-                next_escape += 1;
-            }
-        }
-    }
-}
-
-/// Bytes of a `.bdb` file: a map or a buffer.
-enum Bytes {
-    Map(memmap2::Mmap),
-    Owned(Vec<u8>),
-}
-
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            Bytes::Map(m) => m,
-            Bytes::Owned(v) => v,
-        }
-    }
-}
-
-/// An opened `.bdb` file. Opening checks magic, version, fingerprint, tier, size and the
-/// header/index checksum; each block is checked against its own checksum when decoded.
-pub struct BdbFile {
-    path: std::path::PathBuf,
-    bytes: Bytes,
+/// An opened `.bdb` file over any bytes: a memory map ([`BdbFile::open`]) or a buffer
+/// ([`BdbFile::from_vec`]), the way `fst` lets either serve. Opening checks magic, version,
+/// fingerprint, tier, size and the header/index checksum; each block is checked against its
+/// own checksum when decoded.
+pub struct BdbFile<B = memmap2::Mmap> {
+    path: PathBuf,
+    bytes: B,
     header: Header,
     index: Vec<BlockRef>,
 }
 
 impl BdbFile {
-    /// Opens `path`, expecting `tier` with `states` positions of the game with `fingerprint`.
+    /// Opens and maps `path`, expecting `tier` with `states` positions of the game with
+    /// `fingerprint`.
     pub fn open(path: &Path, tier: u32, states: u64, fingerprint: u64) -> Result<BdbFile> {
-        let file = std::fs::File::open(path).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                Error::Missing(format!(
-                    "tier {tier}: {} is missing from the database",
-                    path.display()
-                ))
-            } else {
-                Error::io(path, e)
-            }
-        })?;
-        let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
-        let bytes = if len == 0 {
-            Bytes::Owned(Vec::new())
-        } else {
-            // SAFETY: database files are written once under a temporary name and renamed
-            // into place, never modified in place, so the mapped bytes do not change.
-            Bytes::Map(unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?)
+        let missing = || {
+            Error::Missing(format!(
+                "tier {tier}: {} is missing from the database",
+                path.display()
+            ))
         };
-        Self::from_bytes(path, bytes, tier, states, fingerprint)
+        let map = match crate::store::bytes::map_ro(path) {
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Err(missing())
+            }
+            Err(e) => return Err(e),
+            Ok(None) => {
+                return Err(Error::corrupt(
+                    path,
+                    "0 bytes, shorter than a header (truncated?)",
+                ))
+            }
+            Ok(Some(map)) => map,
+        };
+        Self::from_bytes(path, map, tier, states, fingerprint)
     }
+}
 
+impl BdbFile<Vec<u8>> {
     /// Parses a file held in memory (tests, tools).
     pub fn from_vec(
         path: &Path,
@@ -428,19 +81,22 @@ impl BdbFile {
         tier: u32,
         states: u64,
         fingerprint: u64,
-    ) -> Result<BdbFile> {
-        Self::from_bytes(path, Bytes::Owned(bytes), tier, states, fingerprint)
+    ) -> Result<BdbFile<Vec<u8>>> {
+        Self::from_bytes(path, bytes, tier, states, fingerprint)
     }
+}
 
-    fn from_bytes(
+impl<B: AsRef<[u8]>> BdbFile<B> {
+    /// Parses the bytes of a `.bdb` file (`path` names it in errors).
+    pub fn from_bytes(
         path: &Path,
-        bytes: Bytes,
+        bytes: B,
         tier: u32,
         states: u64,
         fingerprint: u64,
-    ) -> Result<BdbFile> {
+    ) -> Result<BdbFile<B>> {
         let corrupt = |why: String| Error::corrupt(path, why);
-        let b: &[u8] = &bytes;
+        let b: &[u8] = bytes.as_ref();
         if b.len() < HEADER + TRAILER {
             return Err(corrupt(format!(
                 "{} bytes, shorter than a header (truncated?)",
@@ -565,11 +221,11 @@ impl BdbFile {
 
     /// Size of the file in bytes.
     pub fn len(&self) -> u64 {
-        self.bytes.len() as u64
+        self.bytes.as_ref().len() as u64
     }
 
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.bytes.as_ref().is_empty()
     }
 
     fn block_corrupt(&self, b: u32, why: impl std::fmt::Display) -> Error {
@@ -586,7 +242,7 @@ impl BdbFile {
     /// Checks block `b`'s checksum without decompressing it.
     pub fn check_block(&self, b: u32) -> Result<()> {
         let r = self.index[b as usize];
-        let frame = &self.bytes[r.offset as usize..r.offset as usize + r.len as usize];
+        let frame = &self.bytes.as_ref()[r.offset as usize..r.offset as usize + r.len as usize];
         if xxh3_64(frame) != r.checksum {
             return Err(self.block_corrupt(b, "checksum does not match"));
         }
@@ -594,19 +250,21 @@ impl BdbFile {
     }
 
     /// Checks the whole-file checksum in the trailer; returns it.
-    pub fn check_file(&self) -> Result<u64> {
-        let n = self.bytes.len() - TRAILER;
-        let stored = u64::from_le_bytes(self.bytes[n..].try_into().expect("8"));
-        if xxh3_64(&self.bytes[..n]) != stored {
+    pub fn check_file(&self) -> Result<Checksum> {
+        let n = self.bytes.as_ref().len() - TRAILER;
+        let stored = u64::from_le_bytes(self.bytes.as_ref()[n..].try_into().expect("8"));
+        if xxh3_64(&self.bytes.as_ref()[..n]) != stored {
             return Err(Error::corrupt(&self.path, "file checksum does not match"));
         }
-        Ok(stored)
+        Ok(Checksum(stored))
     }
 
     /// The whole-file checksum as stored in the trailer.
-    pub fn stored_checksum(&self) -> u64 {
-        let n = self.bytes.len() - TRAILER;
-        u64::from_le_bytes(self.bytes[n..].try_into().expect("8"))
+    pub fn stored_checksum(&self) -> Checksum {
+        let n = self.bytes.as_ref().len() - TRAILER;
+        Checksum(u64::from_le_bytes(
+            self.bytes.as_ref()[n..].try_into().expect("8"),
+        ))
     }
 
     /// Decompresses and checks block `b`: its checksum, its size, every code, and the
@@ -620,7 +278,7 @@ impl BdbFile {
         }
         self.check_block(b)?;
         let r = self.index[b as usize];
-        let frame = &self.bytes[r.offset as usize..r.offset as usize + r.len as usize];
+        let frame = &self.bytes.as_ref()[r.offset as usize..r.offset as usize + r.len as usize];
         let positions = self.header.block_len(b);
         let packed = self.header.packed_len(positions);
         let expect = packed + 2 * r.escapes as usize;
@@ -686,7 +344,10 @@ impl BdbFile {
     }
 
     /// Every entry of the tier, blocks decoded in parallel.
-    pub fn decode_all(&self) -> Result<Vec<u16>> {
+    pub fn decode_all(&self) -> Result<Vec<u16>>
+    where
+        B: Sync,
+    {
         let parts: Vec<Result<Vec<u16>>> = (0..self.header.blocks)
             .into_par_iter()
             .map(|b| {
@@ -728,7 +389,7 @@ mod tests {
             .collect()
     }
 
-    fn round_trip(entries: &[u16], block: u32) -> BdbFile {
+    fn round_trip(entries: &[u16], block: u32) -> BdbFile<Vec<u8>> {
         let opts = EncodeOptions {
             block_positions: block,
             level: 3,

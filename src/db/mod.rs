@@ -2,7 +2,11 @@
 //!
 //! | module     | job                                                              |
 //! |------------|------------------------------------------------------------------|
-//! | [`format`] | the compressed tier file (`.bdb`): encode, open, decode blocks    |
+//! | [`build`]  | a solve whose finished tiers are compressed: [`build::solve`]     |
+//! | [`format`] | the compressed tier file (`.bdb`): open, check, decode blocks     |
+//! | [`encode`] | a tier's entries into a `.bdb` file                               |
+//! | [`block`]  | one decoded block                                                 |
+//! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
@@ -12,14 +16,17 @@
 //!
 //! A database is a run directory whose manifest names the game; [`Database::open`] rebuilds
 //! the game from that descriptor, so probes never mix rules. Each tier is read from its
-//! compressed `.bdb` file when the manifest lists one (a shipped database holds only those
-//! and the manifest); directories solved before `.bdb` files existed fall back to the raw
-//! `.tbl` tables. Files are opened on first use, their headers checked, and kept.
+//! compressed `.bdb` file (a shipped database holds only those and the manifest); files are
+//! opened on first use, their headers checked, and kept.
 
+pub mod block;
+pub mod build;
 pub mod cache;
 pub mod coverage;
+pub mod encode;
 pub mod export;
 pub mod format;
+pub mod layout;
 pub mod play;
 pub mod plot;
 pub mod stats;
@@ -33,27 +40,17 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::game::{AnyGame, Game, MoveOutcome, Tier};
-use crate::solve::tables::TableData;
-use crate::store::manifest::{Manifest, TierRecord};
-use crate::store::table;
+use crate::solve::checkpoint::{Manifest, TierRecord};
 use crate::value::{Entry, Value};
+pub use build::solve;
 use cache::BlockCache;
 use format::BdbFile;
-
-/// Where a tier's entries are read from.
-#[derive(Clone)]
-pub enum TierSource {
-    /// The compressed file; probes go through the block cache.
-    Compressed(Arc<BdbFile>),
-    /// The solver's raw table (older run directories without `.bdb` files).
-    Raw(Arc<TableData>),
-}
 
 pub struct Database {
     dir: PathBuf,
     manifest: Manifest,
     game: AnyGame,
-    open: Mutex<HashMap<Tier, TierSource>>,
+    open: Mutex<HashMap<Tier, Arc<BdbFile>>>,
     cache: BlockCache,
 }
 
@@ -130,50 +127,35 @@ impl Database {
         })
     }
 
-    /// Opens (once) the file that holds `tier`.
-    pub fn source(&self, tier: Tier) -> Result<TierSource> {
+    /// Opens (once) the compressed file that holds `tier`.
+    pub fn source(&self, tier: Tier) -> Result<Arc<BdbFile>> {
         if let Some(t) = self.open.lock().expect("table lock").get(&tier) {
             return Ok(t.clone());
         }
         let record = self.record(tier)?;
         let fp = self.manifest.fingerprint_value();
-        let source = match &record.bdb {
-            Some(bdb) => {
-                let path = self.dir.join(&bdb.file);
-                let f = BdbFile::open(&path, tier, record.counts.states, fp)?;
-                if format!("{:016x}", f.stored_checksum()) != bdb.checksum {
-                    return Err(Error::corrupt(
-                        &path,
-                        "file checksum differs from the manifest",
-                    ));
-                }
-                TierSource::Compressed(Arc::new(f))
-            }
-            None => {
-                let path = self.dir.join(&record.file);
-                let (header, data) = table::open_table(&path, tier, record.counts.states, fp, true)
-                    .map_err(|e| match e {
-                        Error::Io { source, .. }
-                            if source.kind() == std::io::ErrorKind::NotFound =>
-                        {
-                            Error::Missing(format!(
-                                "tier {tier}: {} is missing from the database",
-                                path.display()
-                            ))
-                        }
-                        e => e,
-                    })?;
-                if format!("{:016x}", header.checksum) != record.checksum {
-                    return Err(Error::corrupt(&path, "checksum differs from the manifest"));
-                }
-                TierSource::Raw(Arc::new(data))
-            }
-        };
+        // Every finished tier of a format-3 run directory has its compressed file.
+        let bdb = record.bdb.as_ref().ok_or_else(|| {
+            Error::Mismatch(format!(
+                "{}: tier {tier} has no compressed .bdb file (a run directory of an older \
+                 layout); solve again into a new directory",
+                self.dir.display()
+            ))
+        })?;
+        let path = self.dir.join(&bdb.file);
+        let f = BdbFile::open(&path, tier, record.counts.states, fp)?;
+        if f.stored_checksum() != bdb.checksum {
+            return Err(Error::corrupt(
+                &path,
+                "file checksum differs from the manifest",
+            ));
+        }
+        let f = Arc::new(f);
         self.open
             .lock()
             .expect("table lock")
-            .insert(tier, source.clone());
-        Ok(source)
+            .insert(tier, f.clone());
+        Ok(f)
     }
 
     /// The stored entry of `index` in `tier`. Decompresses at most one block.
@@ -182,30 +164,17 @@ impl Database {
         if index >= states {
             return Err(Error::Internal(format!("index {index} beyond tier {tier}")));
         }
-        match self.source(tier)? {
-            TierSource::Compressed(f) => {
-                let (b, j) = f.locate(index);
-                let block = match self.cache.get(tier, b) {
-                    Some(block) => block,
-                    None => {
-                        let block = Arc::new(f.decode_block(b)?);
-                        self.cache.insert(tier, b, block.clone());
-                        block
-                    }
-                };
-                Ok(block.entry(f.symbols(), j))
+        let f = self.source(tier)?;
+        let (b, j) = f.locate(index);
+        let block = match self.cache.get(tier, b) {
+            Some(block) => block,
+            None => {
+                let block = Arc::new(f.decode_block(b)?);
+                self.cache.insert(tier, b, block.clone());
+                block
             }
-            TierSource::Raw(t) => {
-                let e = Entry(t.entries()[index as usize]);
-                if !e.is_valid_solved() {
-                    return Err(Error::corrupt(
-                        self.dir.join(&self.record(tier)?.file),
-                        format!("position {index} holds an invalid entry {:#06x}", e.0),
-                    ));
-                }
-                Ok(e)
-            }
-        }
+        };
+        Ok(block.entry(f.symbols(), j))
     }
 
     /// The stored entry of a position of game `game` (which must be this database's game).
@@ -216,19 +185,7 @@ impl Database {
 
     /// Every entry of `tier` in index order (blocks decoded in parallel, bypassing the cache).
     pub fn tier_entries(&self, tier: Tier) -> Result<Vec<u16>> {
-        match self.source(tier)? {
-            TierSource::Compressed(f) => f.decode_all(),
-            TierSource::Raw(t) => {
-                let entries = t.entries().to_vec();
-                if let Some(i) = entries.iter().position(|&e| !Entry(e).is_valid_solved()) {
-                    return Err(Error::corrupt(
-                        self.dir.join(&self.record(tier)?.file),
-                        format!("position {i} holds an invalid entry"),
-                    ));
-                }
-                Ok(entries)
-            }
-        }
+        self.source(tier)?.decode_all()
     }
 
     /// Calls `f(first_index, entries)` for consecutive runs of `tier` in index order, one
@@ -238,28 +195,16 @@ impl Database {
         tier: Tier,
         mut f: impl FnMut(u64, &[u16]) -> Result<()>,
     ) -> Result<()> {
-        match self.source(tier)? {
-            TierSource::Compressed(file) => {
-                let mut buf = Vec::new();
-                let mut start = 0u64;
-                for b in 0..file.blocks() {
-                    buf.clear();
-                    file.decode_block(b)?.entries_into(file.symbols(), &mut buf);
-                    f(start, &buf)?;
-                    start += buf.len() as u64;
-                }
-                Ok(())
-            }
-            TierSource::Raw(_) => {
-                let entries = self.tier_entries(tier)?;
-                let mut start = 0u64;
-                for run in entries.chunks(1 << 20) {
-                    f(start, run)?;
-                    start += run.len() as u64;
-                }
-                Ok(())
-            }
+        let file = self.source(tier)?;
+        let mut buf = Vec::new();
+        let mut start = 0u64;
+        for b in 0..file.blocks() {
+            buf.clear();
+            file.decode_block(b)?.entries_into(file.symbols(), &mut buf);
+            f(start, &buf)?;
+            start += buf.len() as u64;
         }
+        Ok(())
     }
 }
 

@@ -25,7 +25,7 @@
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{Database, TierSource};
+use super::Database;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
 use crate::solve::tables::{Lookup, TableData, Tables};
@@ -126,8 +126,7 @@ fn check_checksums(db: &Database, report: &mut VerifyReport) {
         report.files += 1;
         match db.source(record.tier) {
             Err(e) => report.bad_blocks.push(e.to_string()),
-            Ok(TierSource::Raw(_)) => {}
-            Ok(TierSource::Compressed(f)) => {
+            Ok(f) => {
                 report.blocks += f.blocks() as u64;
                 let bad: Vec<String> = (0..f.blocks())
                     .into_par_iter()

@@ -1,4 +1,5 @@
-//! The memory budget (`--mem`) and how a tier is cut into ranges that fit it.
+//! The memory budget (`--mem`) and the run's [`MemoryPlan`]: how each tier is cut into ranges
+//! that fit it, and what the rest of the budget goes to.
 //!
 //! Everything a tier needs per position lives in range-sized windows: working cells (4 bytes),
 //! predecessor offsets (4 bytes) and lists (4 bytes per edge), edges while predecessors are
@@ -58,61 +59,199 @@ pub fn default_budget() -> u64 {
     physical_memory().map_or(4 << 30, |m| m / 2)
 }
 
-/// How one tier is cut into ranges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Plan {
-    pub range_bits: u32,
-    pub ranges: u64,
-    /// Bytes of level messages kept in memory before they spill to disk.
-    pub message_budget: u64,
+/// Level messages kept in memory before they spill to disk: an eighth of the budget.
+const MESSAGE_SHARE: u64 = 8;
+/// Lower tiers are copied into memory while they take at most a quarter of the budget.
+const RESIDENT_SHARE: u64 = 4;
+
+/// Bytes per position of the busiest phase of a tier with about `edges` in-tier edges per
+/// position: predecessor building holds 8 bytes per edge of the range plus 4 bytes per edge
+/// and per position of the result; the attractor holds cells (twice while copying), offsets
+/// and predecessor lists. The larger of the two.
+fn per_position(edges: f64) -> f64 {
+    let e = edges.max(0.25);
+    (4.0 + 12.0 * e).max(12.0 + 4.0 * e)
 }
 
-/// Chooses the largest power-of-two range whose windows fit `budget` after `lower_reserve`
-/// bytes for lower tiers' maps, given about `edges_per_position` in-tier edges per position.
-pub fn plan(
-    states: u64,
-    edges_per_position: f64,
-    budget: u64,
-    lower_reserve: u64,
-) -> Result<Plan, String> {
-    let e = edges_per_position.max(0.25);
-    // Predecessor building holds 8 bytes per edge of the range plus 4 bytes per edge and
-    // per position of the result; the attractor holds cells (twice while copying), offsets
-    // and predecessor lists. Take the larger.
-    let per_position = (4.0 + 12.0 * e).max(12.0 + 4.0 * e);
-    let message_budget = (budget / 8).max(1 << 20);
-    let usable = budget
-        .saturating_sub(FIXED_OVERHEAD)
-        .saturating_sub(lower_reserve)
-        .saturating_sub(message_budget);
-    let fit = (usable as f64 / per_position) as u64;
-    let need = states.max(1).next_power_of_two();
-    let mut bits = 63 - fit.max(1).leading_zeros();
-    bits = bits.min(need.trailing_zeros()).min(MAX_RANGE_BITS);
-    if (1u64 << bits) < states && bits < MIN_RANGE_BITS {
-        let least = ((FIXED_OVERHEAD + lower_reserve + message_budget) as f64
-            + per_position * (1u64 << MIN_RANGE_BITS) as f64) as u64
-            / (1 << 20)
-            + 1;
-        let why = if usable == 0 {
-            format!(
-                "leaves no room beside the solver's buffers (about {} MiB)",
-                FIXED_OVERHEAD >> 20
-            )
-        } else {
-            format!("is too small for a tier of {states} positions")
-        };
-        return Err(format!(
-            "the memory budget ({} MiB) {why}; give --mem at least {least} MiB",
-            budget >> 20
-        ));
+pub use crate::error::MemoryError;
+
+/// How one tier is cut into ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TierPlan {
+    pub tier: u32,
+    pub states: u64,
+    pub range_bits: u32,
+    pub ranges: u64,
+}
+
+/// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
+/// and the shares of the budget that the rest takes. Every use of the budget reads it here.
+///
+/// | share                | bytes                                                         |
+/// |----------------------|---------------------------------------------------------------|
+/// | fixed overhead       | [`FIXED_OVERHEAD`]: buffers, thread stacks, allocator, binary  |
+/// | level messages       | an eighth of the budget (at least 1 MiB), then they spill     |
+/// | lower tiers          | copied into memory up to a quarter of the budget, else mapped |
+/// | a tier's range       | the rest: the largest power-of-two range whose windows fit    |
+/// | compression          | after a tier's work is freed: the encoded tier, per-thread blocks |
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryPlan {
+    pub budget: u64,
+    /// Bytes of level messages held in memory before they spill to disk.
+    pub messages: u64,
+    /// Lower tiers are copied into memory while all of them take at most this many bytes.
+    pub resident_lower: u64,
+    /// Every tier of the run, in solving order.
+    pub tiers: Vec<TierPlan>,
+}
+
+/// One tier as the planner sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct TierShape {
+    pub tier: u32,
+    pub states: u64,
+    /// Estimated in-tier edges per position.
+    pub edges_per_position: f64,
+}
+
+impl MemoryPlan {
+    /// Plans `tiers` (in solving order) within `budget`. `range_bits` overrides the planned
+    /// range size (tests, benchmarks) where the override fits the budget too; compression
+    /// buffers for `threads` workers must fit beside the fixed overhead.
+    pub fn new(
+        budget: u64,
+        range_bits: Option<u32>,
+        threads: usize,
+        tiers: &[TierShape],
+    ) -> Result<MemoryPlan, MemoryError> {
+        let messages = message_budget(budget);
+        let resident_lower = budget / RESIDENT_SHARE;
+        let mut lower = 0u64;
+        let mut planned = Vec::with_capacity(tiers.len());
+        // The tier that needs the largest budget, what for, and that budget in MiB.
+        let mut hardest: Option<(u32, u64, &str, u64)> = None;
+        let mut refused = false;
+        for t in tiers {
+            let reserve = lower.min(resident_lower);
+            let fixed = FIXED_OVERHEAD + reserve + messages;
+            let per = per_position(t.edges_per_position);
+            let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
+            // The range the budget must hold: the override's, or the smallest worth planning.
+            let (bits, window_bits) = match range_bits {
+                Some(b) => {
+                    let b = b.min(MAX_RANGE_BITS);
+                    (b, b.min(need_bits))
+                }
+                None => {
+                    let fit = fitting_bits(budget.saturating_sub(fixed), per).min(need_bits);
+                    let least = MIN_RANGE_BITS.min(need_bits);
+                    (fit.max(least), least)
+                }
+            };
+            let window = per * (1u64 << window_bits) as f64;
+            let compress = compression_bytes(t.states, threads) as f64;
+            let ranges_mib = least_budget(lower, |b| message_budget(b) as f64 + window);
+            let compress_mib = least_budget(lower, |_| compress);
+            refused |= fixed as f64 + window > budget as f64
+                || (FIXED_OVERHEAD + reserve) as f64 + compress > budget as f64;
+            for (what, mib) in [("ranges", ranges_mib), ("compressed copy", compress_mib)] {
+                if hardest.is_none_or(|h| mib > h.3) {
+                    hardest = Some((t.tier, t.states, what, mib));
+                }
+            }
+            planned.push(TierPlan {
+                tier: t.tier,
+                states: t.states,
+                range_bits: bits,
+                ranges: t.states.div_ceil(1u64 << bits).max(1),
+            });
+            lower += 2 * t.states;
+        }
+        if let Some((tier, states, what, least_mib)) = hardest {
+            if refused {
+                let why = if budget <= FIXED_OVERHEAD + messages {
+                    format!(
+                        "leaves no room beside the solver's buffers (about {} MiB)",
+                        (FIXED_OVERHEAD + messages) >> 20
+                    )
+                } else if what == "ranges" {
+                    format!("is too small for tier {tier} of {states} positions")
+                } else {
+                    format!("cannot hold the compressed copy of tier {tier} ({states} positions)")
+                };
+                return Err(MemoryError {
+                    budget,
+                    tier,
+                    why,
+                    least_mib,
+                });
+            }
+        }
+        Ok(MemoryPlan {
+            budget,
+            messages,
+            resident_lower,
+            tiers: planned,
+        })
     }
-    let bits = bits.max(MIN_RANGE_BITS.min(need.trailing_zeros()));
-    Ok(Plan {
-        range_bits: bits,
-        ranges: states.div_ceil(1u64 << bits).max(1),
-        message_budget,
-    })
+
+    /// The plan of `tier`.
+    pub fn tier(&self, tier: u32) -> Option<&TierPlan> {
+        self.tiers.iter().find(|t| t.tier == tier)
+    }
+
+    /// Whether lower tiers of `lower_bytes` in all are copied into memory.
+    pub fn lower_resident(&self, lower_bytes: u64) -> bool {
+        lower_bytes <= self.resident_lower
+    }
+}
+
+/// Level messages held in memory: an eighth of the budget, at least 1 MiB (or what the
+/// `BAWO_MESSAGE_BUDGET` test knob says, [`crate::store::fault`]).
+pub fn message_budget(budget: u64) -> u64 {
+    crate::store::fault::message_budget().unwrap_or((budget / MESSAGE_SHARE).max(1 << 20))
+}
+
+/// The largest range, as a power of two, whose windows of `per` bytes per position fit in
+/// `usable` bytes (capped at [`MAX_RANGE_BITS`]; 0 when nothing fits).
+fn fitting_bits(usable: u64, per: f64) -> u32 {
+    let fit = (usable as f64 / per) as u64;
+    (63 - fit.max(1).leading_zeros()).min(MAX_RANGE_BITS)
+}
+
+/// The least budget, in MiB, that holds the fixed overhead, the lower tiers' share (up to
+/// `lower` bytes) and `other(budget)` bytes: the shares grow with the budget, so the answer is
+/// found by doubling and bisection.
+fn least_budget(lower: u64, other: impl Fn(u64) -> f64) -> u64 {
+    let fits =
+        |b: u64| (FIXED_OVERHEAD + lower.min(b / RESIDENT_SHARE)) as f64 + other(b) <= b as f64;
+    let mut hi = FIXED_OVERHEAD;
+    while !fits(hi) {
+        hi *= 2;
+    }
+    let mut lo = 0;
+    while hi - lo > (1 << 20) {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    // Whole MiB, rounded up so the named budget fits.
+    let mut mib = hi.div_ceil(1 << 20);
+    while !fits(mib << 20) {
+        mib += 1;
+    }
+    mib
+}
+
+/// Bytes that compressing a tier of `states` positions holds at once: the compressed frames
+/// and their copy into the file's bytes (at most a byte per position each), and per worker a
+/// block's codes and zstd's working memory.
+pub fn compression_bytes(states: u64, threads: usize) -> u64 {
+    const PER_WORKER: u64 = (2 << 21) + (16 << 20);
+    2 * states + threads as u64 * PER_WORKER
 }
 
 #[cfg(test)]
@@ -131,15 +270,42 @@ mod tests {
         }
     }
 
+    fn shape(tier: u32, states: u64) -> TierShape {
+        TierShape {
+            tier,
+            states,
+            edges_per_position: 1.5,
+        }
+    }
+
     #[test]
     fn plans_fit_the_budget() {
-        let p = plan(155_117_520, 1.5, 1 << 30, 256 << 20).unwrap();
-        assert!(p.ranges > 1);
-        let per = (4.0f64 + 12.0 * 1.5).max(12.0 + 4.0 * 1.5);
-        assert!(((1u64 << p.range_bits) as f64) * per <= (1u64 << 30) as f64);
+        let tiers = [shape(0, 128 << 20), shape(1, 155_117_520)];
+        let p = MemoryPlan::new(1 << 30, None, 2, &tiers).unwrap();
+        let t = p.tier(1).unwrap();
+        assert!(t.ranges > 1);
+        let per = per_position(1.5);
+        let reserve = (2u64 * (128 << 20)).min(p.resident_lower);
+        let used = FIXED_OVERHEAD + reserve + p.messages;
+        assert!(((1u64 << t.range_bits) as f64) * per + used as f64 <= (1u64 << 30) as f64);
         // A small tier in a large budget is one range.
-        let p = plan(1000, 1.5, 1 << 30, 0).unwrap();
-        assert_eq!(p.ranges, 1);
-        assert!(plan(1 << 30, 1.5, 64 << 20, 0).is_err());
+        let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
+        assert_eq!(p.tiers[0].ranges, 1);
+        assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
+    }
+
+    #[test]
+    fn an_override_is_refused_where_it_does_not_fit_and_the_minimum_suffices() {
+        let tiers = [shape(0, 1000), shape(1, 3_000_000)];
+        // The plan and an override agree on what a budget allows.
+        assert!(MemoryPlan::new(8 << 20, None, 2, &tiers).is_err());
+        let e = MemoryPlan::new(8 << 20, Some(20), 2, &tiers).unwrap_err();
+        // The error names the tier that needs the most, and a budget that holds every tier.
+        assert_eq!(e.tier, 1);
+        let least = e.least_mib << 20;
+        MemoryPlan::new(least, Some(20), 2, &tiers).expect("the minimum named fits");
+        assert!(MemoryPlan::new(least - (2 << 20), Some(20), 2, &tiers).is_err());
+        let e = MemoryPlan::new(8 << 20, None, 2, &tiers).unwrap_err();
+        MemoryPlan::new(e.least_mib << 20, None, 2, &tiers).expect("the minimum named fits");
     }
 }

@@ -10,6 +10,8 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::store::bytes::{as_u32, u32_bytes};
+use crate::store::checksum::{Checksum, Hasher};
 
 /// An edge in a bucket: the target's offset inside its range (high half) and the source.
 pub type PackedEdge = u64;
@@ -150,27 +152,23 @@ impl PredRange {
         }
     }
 
-    /// xxh3-64 of the bytes [`PredRange::write`] writes.
-    pub fn checksum(&self) -> u64 {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        hasher.update(&u32_bytes(&self.offsets));
-        hasher.update(&u32_bytes(&self.sources));
-        hasher.digest()
+    /// Checksum of the bytes [`PredRange::write`] writes.
+    pub fn checksum(&self) -> Checksum {
+        let mut hasher = Hasher::new();
+        hasher.update(u32_bytes(&self.offsets));
+        hasher.update(u32_bytes(&self.sources));
+        hasher.finish()
     }
 
     /// Writes the range to `path` by rename (unsynced: the checkpoint that first refers to it
-    /// syncs it); returns the xxh3-64 of the file's bytes.
-    pub fn write(&self, path: &Path) -> Result<u64> {
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        let a = u32_bytes(&self.offsets);
-        let b = u32_bytes(&self.sources);
-        hasher.update(&a);
-        hasher.update(&b);
+    /// syncs it); returns the checksum of the file's bytes.
+    pub fn write(&self, path: &Path) -> Result<Checksum> {
+        let (a, b) = (u32_bytes(&self.offsets), u32_bytes(&self.sources));
         crate::store::write_renamed(path, false, |w: &mut dyn Write| {
-            w.write_all(&a)?;
-            w.write_all(&b)
+            w.write_all(a)?;
+            w.write_all(b)
         })?;
-        Ok(hasher.digest())
+        Ok(self.checksum())
     }
 }
 
@@ -192,60 +190,6 @@ pub fn view_file<'a>(path: &Path, bytes: &'a [u8], len: usize) -> Result<PredVie
     }
     Ok(PredView { offsets, sources })
 }
-
-/// Native-endian view of little-endian `u32`s (this program stores only little-endian data
-/// and is built for little-endian hosts).
-pub fn as_u32<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u32]> {
-    // SAFETY: every bit pattern is a valid u32; alignment is checked by align_to.
-    let (pre, mid, post) = unsafe { bytes.align_to::<u32>() };
-    if !pre.is_empty() || !post.is_empty() {
-        return Err(Error::corrupt(
-            path,
-            "length or alignment is not a whole number of words",
-        ));
-    }
-    Ok(mid)
-}
-
-/// Native-endian view of little-endian `u64`s.
-pub fn as_u64<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u64]> {
-    // SAFETY: every bit pattern is a valid u64; alignment is checked by align_to.
-    let (pre, mid, post) = unsafe { bytes.align_to::<u64>() };
-    if !pre.is_empty() || !post.is_empty() {
-        return Err(Error::corrupt(
-            path,
-            "length or alignment is not a whole number of edges",
-        ));
-    }
-    Ok(mid)
-}
-
-/// Little-endian bytes of `u32`s.
-pub fn u32_bytes(words: &[u32]) -> std::borrow::Cow<'_, [u8]> {
-    if cfg!(target_endian = "little") {
-        // SAFETY: any u32 slice is a valid byte slice of four times the length.
-        std::borrow::Cow::Borrowed(unsafe {
-            std::slice::from_raw_parts(words.as_ptr() as *const u8, words.len() * 4)
-        })
-    } else {
-        std::borrow::Cow::Owned(words.iter().flat_map(|w| w.to_le_bytes()).collect())
-    }
-}
-
-/// Little-endian bytes of `u64`s.
-pub fn u64_bytes(words: &[u64]) -> std::borrow::Cow<'_, [u8]> {
-    if cfg!(target_endian = "little") {
-        // SAFETY: any u64 slice is a valid byte slice of eight times the length.
-        std::borrow::Cow::Borrowed(unsafe {
-            std::slice::from_raw_parts(words.as_ptr() as *const u8, words.len() * 8)
-        })
-    } else {
-        std::borrow::Cow::Owned(words.iter().flat_map(|w| w.to_le_bytes()).collect())
-    }
-}
-
-#[cfg(not(target_endian = "little"))]
-compile_error!("bawo maps its little-endian work files directly and needs a little-endian host");
 
 #[cfg(test)]
 mod tests {
@@ -300,9 +244,8 @@ mod tests {
             .chunks(4)
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
-        let bytes = u32_bytes(&words);
-        let v = view_file(&p, &bytes, 3).unwrap();
+        let v = view_file(&p, u32_bytes(&words), 3).unwrap();
         assert_eq!(v.preds(1), &[7, 8]);
-        assert!(view_file(&p, &u32_bytes(&words[..2]), 3).is_err());
+        assert!(view_file(&p, u32_bytes(&words[..2]), 3).is_err());
     }
 }

@@ -5,8 +5,9 @@
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
-use super::graph::u32_bytes;
+use super::work::WorkFile;
 use crate::error::{Error, Result};
+use crate::store::bytes::u32_bytes;
 
 /// Level messages per target range: in memory up to a budget, then spilled to files.
 pub struct Messages {
@@ -47,7 +48,7 @@ impl Messages {
             if self.mem[r].is_empty() {
                 continue;
             }
-            let path = self.dir.join(format!("msgs-{r}.tmp"));
+            let path = self.dir.join(WorkFile::Messages(r).name());
             // The first spill of a level starts the file afresh: a run killed in the middle
             // of a level leaves its spill files behind, and their messages must not be
             // replayed by the run that resumes it.
@@ -59,7 +60,7 @@ impl Messages {
                 .open(&path)
                 .map_err(|e| Error::io(&path, e))?;
             crate::store::fault::check_write(self.mem[r].len() * 4, &path)?;
-            f.write_all(&u32_bytes(&self.mem[r]))
+            f.write_all(u32_bytes(&self.mem[r]))
                 .map_err(|e| Error::io(&path, e))?;
             self.spilled[r] = Some(path);
             self.mem[r] = Vec::new();

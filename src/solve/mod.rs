@@ -7,25 +7,38 @@
 //! | [`pass`]      | the successor pass over a block of positions                          |
 //! | [`attractor`] | level-ordered WIN/LOSS propagation; what stays open is a draw          |
 //! | [`messages`]  | one level's messages per range, spilled to disk beyond the budget     |
-//! | [`budget`]    | the memory budget and how it cuts a tier into ranges                  |
+//! | [`budget`]    | the memory budget and the run's plan: ranges, messages, lower tiers   |
 //! | [`tier`]      | one tier end to end in checkpointed phases                            |
+//! | [`resume`]    | reopening a tier from its checkpoint, every file checked              |
+//! | [`work`]      | names of a tier's work files, as types                                |
+//! | [`checkpoint`]| what the manifest records of the tier in progress                     |
+//! | [`counts`]    | what a solved tier counts, how long its phases took                   |
 //! | [`tables`]    | finished tiers for lookups                                            |
 //! | [`reach`]     | the positions reachable from one start, solved as one graph           |
-//! | [`run`]       | tiers in order into a run directory                                   |
+//! | [`run`]       | tiers in order into a run directory; finished tiers go to a [`run::TierSink`] |
+//!
+//! The solver writes raw tables only; what else a finished tier becomes (the database's
+//! compressed file) is the business of the [`run::TierSink`] its caller hands in, so this layer
+//! never imports the database layer above it.
 
 pub mod attractor;
 pub mod budget;
 pub mod cell;
+pub mod checkpoint;
+pub mod counts;
 pub mod graph;
 pub mod messages;
 pub mod pass;
 pub mod reach;
 pub mod request;
+pub mod resume;
 pub mod run;
 pub mod tables;
 pub mod tier;
+pub mod work;
 
-pub use crate::error::Error as SolveError;
-pub use budget::{default_budget, parse_size};
-pub use run::{solve, SolveConfig, SolveReport, Summary};
-pub use tier::{solve_tier, TierCounts, TierOptions};
+pub use budget::{default_budget, parse_size, MemoryError, MemoryPlan};
+pub use checkpoint::{Manifest, TierRecord};
+pub use counts::TierCounts;
+pub use run::{solve, SolveConfig, SolveReport, Summary, TierSink};
+pub use tier::{solve_tier, TierOptions};

@@ -10,11 +10,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::cell::{self, Outlook, MAX_COUNTER};
-use super::graph::{pack_edge, u64_bytes, PackedEdge};
+use super::graph::{pack_edge, PackedEdge};
 use super::tables::Lookup;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
 use crate::store::append::AppendLog;
+use crate::store::bytes::u64_bytes;
 use crate::value::MAX_DEPTH;
 
 /// Positions one worker takes at a time.
@@ -82,7 +83,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                 }
                 for (r, b) in buckets.iter().enumerate() {
                     if !b.is_empty() {
-                        edge_logs[r].append(&u64_bytes(b))?;
+                        edge_logs[r].append(u64_bytes(b))?;
                     }
                 }
                 edges.fetch_add(count, Ordering::Relaxed);

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, InputError, Result};
 use crate::game::{AnyGame, GameParams};
-use crate::store::manifest::Manifest;
+use crate::solve::Manifest;
 
 /// A solve as requested, before it is checked against the run directory.
 #[derive(Clone, Debug)]

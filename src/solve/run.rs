@@ -11,14 +11,41 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::budget::{MemoryPlan, TierShape};
+use super::checkpoint::{Checkpoints, Manifest, TierRecord};
+use super::counts::{TierCounts, TierTimings};
+use super::pass::estimate_in_tier_degree;
 use super::tables::{TableData, Tables};
-use super::tier::{
-    solve_tier, Checkpoints, Lower, TierCounts, TierOptions, TierProgress, TierTask, TierTimings,
-};
+use super::tier::{solve_tier, Lower, TierOptions, TierProgress, TierTask};
 use crate::error::{Error, Result};
-use crate::game::{Game, InputError};
-use crate::store::manifest::{table_file, Manifest, TierRecord};
+use crate::game::{Game, InputError, Tier};
+use crate::store::manifest::{table_file, FileRecord};
 use crate::store::{fingerprint, lock, table};
+
+/// What becomes of a finished tier beyond its raw table. The database layer provides the
+/// sink that compresses a tier into the file a database ships
+/// (`crate::db::build::Compressor`); the solver records the file the sink returns in the
+/// manifest, and asks the sink to check it when a run resumes.
+pub trait TierSink: Sync {
+    /// Makes what a finished tier's entries make, in `dir`; returns the file to record.
+    fn tier_finished(
+        &self,
+        dir: &Path,
+        tier: Tier,
+        fingerprint: u64,
+        entries: &[u16],
+    ) -> Result<FileRecord>;
+
+    /// Checks a file this sink made, named in the record of a finished tier.
+    fn check(
+        &self,
+        dir: &Path,
+        tier: Tier,
+        states: u64,
+        fingerprint: u64,
+        file: &FileRecord,
+    ) -> Result<()>;
+}
 
 /// What to solve and where.
 #[derive(Clone, Debug)]
@@ -127,20 +154,42 @@ fn discard_run(dir: &Path, m: &Manifest) -> Result<()> {
     Ok(())
 }
 
-/// Solves every tier of `cfg.seeds` in order, writing each finished table and the manifest.
+/// The memory plan of every tier of a run, made before any work: a budget too small for any
+/// of them is refused here, not after the tiers below it were solved.
+pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<MemoryPlan> {
+    let mut shapes = Vec::with_capacity(tiers.len());
+    for &tier in tiers {
+        let states = game.tier_size(tier)?;
+        if states > u32::MAX as u64 {
+            return Err(Error::TierTooLarge { tier, size: states });
+        }
+        shapes.push(TierShape {
+            tier,
+            states,
+            // The sample's estimate with a margin: tiers vary within themselves.
+            edges_per_position: estimate_in_tier_degree(game, tier, states) * 1.25,
+        });
+    }
+    let threads = rayon::current_num_threads();
+    Ok(MemoryPlan::new(
+        cfg.budget,
+        cfg.range_bits,
+        threads,
+        &shapes,
+    )?)
+}
+
+/// Solves every tier of `cfg.seeds` in order, writing each finished table, what `sink` makes
+/// of it, and the manifest.
 pub fn solve<G: Game>(
     game: &G,
     cfg: &SolveConfig,
     progress: &dyn RunProgress,
+    sink: &dyn TierSink,
 ) -> Result<SolveReport> {
     let start = Instant::now();
     let tiers = game.tiers_up_to(cfg.seeds)?;
-    for &t in &tiers {
-        let size = game.tier_size(t)?;
-        if size > u32::MAX as u64 {
-            return Err(Error::TierTooLarge { tier: t, size });
-        }
-    }
+    let plan = plan_run(game, &tiers, cfg)?;
     let descriptor = game.descriptor();
     let fp = fingerprint(&descriptor);
     std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
@@ -233,8 +282,7 @@ pub fn solve<G: Game>(
         None => cfg.out.join("work"),
     };
     let opts = TierOptions {
-        budget: cfg.budget,
-        range_bits: cfg.range_bits,
+        plan,
         checkpoint_every: cfg.checkpoint_every,
         work_root,
     };
@@ -247,15 +295,11 @@ pub fn solve<G: Game>(
         }
         let path = cfg.out.join(&rec.file);
         let (header, data) = table::open_table(&path, rec.tier, rec.counts.states, fp, true)?;
-        if format!("{:016x}", header.checksum) != rec.checksum {
+        if header.checksum != rec.checksum {
             return Err(Error::corrupt(&path, "checksum differs from the manifest"));
         }
         if let Some(b) = &rec.bdb {
-            let path = cfg.out.join(&b.file);
-            let bdb = crate::db::format::BdbFile::open(&path, rec.tier, rec.counts.states, fp)?;
-            if format!("{:016x}", bdb.check_file()?) != b.checksum {
-                return Err(Error::corrupt(&path, "checksum differs from the manifest"));
-            }
+            sink.check(&cfg.out, rec.tier, rec.counts.states, fp, b)?;
         }
         // A run killed between recording a finished tier and removing its work files left
         // them behind.
@@ -264,7 +308,7 @@ pub fn solve<G: Game>(
             std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
         }
         lower_bytes += 2 * rec.counts.states;
-        tables.insert(rec.tier, resident_if_it_fits(data, lower_bytes, cfg.budget));
+        tables.insert(rec.tier, resident_if_it_fits(data, lower_bytes, &opts.plan));
         report.resumed_tiers += 1;
     }
     let mut ckpt = Checkpoints {
@@ -294,7 +338,6 @@ pub fn solve<G: Game>(
         let lower = Lower {
             lookup: &tables,
             release: &release,
-            bytes: lower_bytes,
         };
         let task = TierTask {
             tier,
@@ -305,8 +348,7 @@ pub fn solve<G: Game>(
         // The distributable, compressed copy of the finished table.
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         let tc = Instant::now();
-        let bdb =
-            crate::db::format::write_tier(&cfg.out, tier, fp, data.entries(), &Default::default())?;
+        let bdb = sink.tier_finished(&cfg.out, tier, fp, data.entries())?;
         report.compress += tc.elapsed();
         let bytes = solved.bytes + bdb.bytes;
         report.bytes_written += bytes;
@@ -314,7 +356,7 @@ pub fn solve<G: Game>(
             tier,
             counts: solved.counts.clone(),
             file,
-            checksum: format!("{:016x}", solved.header.checksum),
+            checksum: solved.header.checksum,
             bdb: Some(bdb),
         });
         ckpt.save(None)?;
@@ -324,7 +366,7 @@ pub fn solve<G: Game>(
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         tables.insert(
             tier,
-            resident_if_it_fits(data, lower_bytes + 2 * size, cfg.budget),
+            resident_if_it_fits(data, lower_bytes + 2 * size, &opts.plan),
         );
         lower_bytes += 2 * size;
         progress.tier_finished(&solved.counts, t0.elapsed(), bytes);
@@ -348,26 +390,14 @@ pub fn solve<G: Game>(
     Ok(report)
 }
 
-/// Lower tiers are looked up at random. While they take at most a quarter of the budget they
-/// are copied into anonymous memory, which the kernel backs with huge pages (far fewer TLB
-/// misses than a file map of 4 KiB pages); beyond that they stay mapped and are released
-/// between blocks.
-fn resident_if_it_fits(data: TableData, lower_bytes: u64, budget: u64) -> TableData {
-    if lower_bytes <= budget / 4 {
+/// Lower tiers are looked up at random. While they fit the plan's share for them they are
+/// copied into anonymous memory, which the kernel backs with huge pages (far fewer TLB misses
+/// than a file map of 4 KiB pages); beyond that they stay mapped and are released between
+/// blocks.
+fn resident_if_it_fits(data: TableData, lower_bytes: u64, plan: &MemoryPlan) -> TableData {
+    if plan.lower_resident(lower_bytes) {
         TableData::Owned(data.entries().to_vec())
     } else {
         data
-    }
-}
-
-impl Tables {
-    /// Drops every mapped table's pages from this process's memory.
-    pub fn release(&self) {
-        for t in self.iter() {
-            if let TableData::Mapped { map, .. } = t {
-                // SAFETY: read-only shared file maps: dropped pages are read back from the file.
-                let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
-            }
-        }
     }
 }

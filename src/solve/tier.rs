@@ -16,85 +16,27 @@
 //! interval has passed since the last one, at the end of a unit of work.
 
 use std::collections::BTreeMap;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use memmap2::{Mmap, MmapMut};
 use rayon::prelude::*;
-use serde::Serialize;
 
 use super::attractor::{apply, cells_of, emit};
-use super::budget;
+use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
-use super::graph::{as_u32, u32_bytes, view_file, PredRange};
+use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
+use super::counts::{TierCounts, TierTimings};
+use super::graph::{view_file, PredRange};
 use super::messages::Messages;
-use super::pass::{estimate_in_tier_degree, pass_block};
+use super::pass::pass_block;
 use super::tables::Lookup;
+use super::work::{LogName, Slot, WorkFile};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
-use crate::store::manifest::{Manifest, Phase, SlotRecord, TierState};
+use crate::store::bytes::{as_u32, file_checksum, map_mut, map_ro, u32_bytes};
 use crate::store::table;
-use crate::value::{Entry, Value};
-
-/// Counts of one solved tier (values for the side to move).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct TierCounts {
-    pub seeds: u32,
-    pub states: u64,
-    pub win: u64,
-    pub loss: u64,
-    pub draw: u64,
-    pub max_depth: u32,
-}
-
-impl TierCounts {
-    fn add(&mut self, entries: &[u16]) {
-        let part = entries
-            .par_chunks(1 << 16)
-            .map(|chunk| {
-                let mut c = [0u64; 3];
-                let mut max = 0;
-                for &e in chunk {
-                    let e = Entry(e);
-                    match e.value() {
-                        Some(Value::Win) => c[0] += 1,
-                        Some(Value::Loss) => c[1] += 1,
-                        _ => c[2] += 1,
-                    }
-                    max = max.max(e.depth().unwrap_or(0));
-                }
-                (c, max)
-            })
-            .reduce(
-                || ([0; 3], 0),
-                |a, b| {
-                    (
-                        [a.0[0] + b.0[0], a.0[1] + b.0[1], a.0[2] + b.0[2]],
-                        a.1.max(b.1),
-                    )
-                },
-            );
-        self.states += entries.len() as u64;
-        self.win += part.0[0];
-        self.loss += part.0[1];
-        self.draw += part.0[2];
-        self.max_depth = self.max_depth.max(part.1);
-    }
-}
-
-/// Time and volume of each phase of a tier, for reports and benchmarks.
-#[derive(Debug, Clone, Default)]
-pub struct TierTimings {
-    pub successors: Duration,
-    pub predecessors: Duration,
-    pub attractor: Duration,
-    pub finish: Duration,
-    pub in_tier_edges: u64,
-    pub levels: u32,
-    pub ranges: u64,
-}
 
 /// A solved tier: its table is on disk.
 pub struct SolvedTier {
@@ -119,37 +61,12 @@ impl TierProgress for Silent {}
 /// How tiers are solved.
 #[derive(Clone, Debug)]
 pub struct TierOptions {
-    /// Memory budget in bytes.
-    pub budget: u64,
-    /// Positions per range as a power of two, overriding the budget's plan (tests, benches).
-    pub range_bits: Option<u32>,
+    /// The run's memory plan: each tier's ranges, the message budget.
+    pub plan: MemoryPlan,
     /// Least time between checkpoints inside a tier (zero: at every opportunity).
     pub checkpoint_every: Duration,
     /// Where tiers keep their work files (a `tier-K` folder each).
     pub work_root: PathBuf,
-}
-
-/// The manifest and the clock of checkpoints, shared by the tiers of a run.
-pub struct Checkpoints<'a> {
-    pub manifest: &'a mut Manifest,
-    pub dir: &'a Path,
-    pub every: Duration,
-    pub last: Instant,
-    pub taken: u64,
-}
-
-impl Checkpoints<'_> {
-    fn due(&self) -> bool {
-        self.last.elapsed() >= self.every
-    }
-
-    pub fn save(&mut self, state: Option<TierState>) -> Result<()> {
-        self.manifest.current = state;
-        self.manifest.save(self.dir)?;
-        self.last = Instant::now();
-        self.taken += 1;
-        Ok(())
-    }
 }
 
 /// What finished lower tiers offer the tier being solved.
@@ -157,8 +74,6 @@ pub struct Lower<'a, L: Lookup> {
     pub lookup: &'a L,
     /// Drops lower tiers' mapped pages from memory (they are reread from disk when needed).
     pub release: &'a (dyn Fn() + Sync),
-    /// Bytes of all lower tiers' tables.
-    pub bytes: u64,
 }
 
 /// One tier to solve: where its table goes and, when resuming, its checkpoint.
@@ -184,7 +99,7 @@ pub fn solve_tier<G: Game, L: Lookup>(
     } = task;
     let mut job = match resume {
         Some(st) => Job::resume(game, tier, st, opts)?,
-        None => Job::start(game, tier, lower, opts)?,
+        None => Job::start(game, tier, opts)?,
     };
     if job.st.phase == Phase::Successors {
         let t = Instant::now();
@@ -214,114 +129,57 @@ pub fn solve_tier<G: Game, L: Lookup>(
     })
 }
 
-struct Job<'g, G: Game> {
-    game: &'g G,
-    tier: Tier,
-    st: TierState,
-    ranges: usize,
-    cell_logs: Vec<Option<AppendLog>>,
-    edge_logs: Vec<AppendLog>,
-    due: BTreeMap<(u32, usize), AppendLog>,
-    /// Slot (0 = a, 1 = b) holding each range's current cells.
-    slot: Vec<u8>,
+/// A tier being solved: its checkpoint state and open work files. (Resuming one is in
+/// [`super::resume`].)
+pub(super) struct Job<'g, G: Game> {
+    pub(super) game: &'g G,
+    pub(super) tier: Tier,
+    pub(super) st: TierState,
+    pub(super) ranges: usize,
+    pub(super) cell_logs: Vec<Option<AppendLog>>,
+    pub(super) edge_logs: Vec<AppendLog>,
+    pub(super) due: BTreeMap<(u32, usize), AppendLog>,
+    /// Slot holding each range's current cells.
+    pub(super) slot: Vec<Slot>,
     /// The current slot is referenced by the last checkpoint: copy before changing it.
-    pinned: Vec<bool>,
+    pub(super) pinned: Vec<bool>,
     /// Changed since the last checkpoint (its checksum must be taken again).
-    dirty: Vec<bool>,
+    pub(super) dirty: Vec<bool>,
     /// Predecessor files written since the last checkpoint (not yet synced).
-    unsynced_preds: Vec<usize>,
+    pub(super) unsynced_preds: Vec<usize>,
     /// One range: logs and predecessor lists stay in memory until a checkpoint needs them.
-    resident: bool,
+    pub(super) resident: bool,
     /// Predecessor lists held in memory (resident tiers), with whether this run has written
     /// them to their file yet (a checkpoint writes them; a stale file of a killed run is not
     /// theirs).
-    preds_mem: Vec<Option<(PredRange, bool)>>,
-    message_budget: u64,
-    timings: TierTimings,
-}
-
-fn slot_name(r: usize, slot: u8) -> String {
-    format!("cells-{r}.{}", if slot == 0 { "a" } else { "b" })
-}
-
-fn due_name(level: u32, r: usize) -> String {
-    format!("due-{level}-{r}")
-}
-
-fn map_mut(path: &Path) -> Result<MmapMut> {
-    let f = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    // SAFETY: work files belong to this run; the lock keeps other solvers out, and no other
-    // mapping of the file is alive while this one is written.
-    unsafe { MmapMut::map_mut(&f) }.map_err(|e| Error::io(path, e))
-}
-
-fn map_ro(path: &Path) -> Result<Option<Mmap>> {
-    let f = File::open(path).map_err(|e| Error::io(path, e))?;
-    if f.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {
-        return Ok(None);
-    }
-    // SAFETY: as for `map_mut`; read-only maps of files nobody writes while they live.
-    unsafe { Mmap::map(&f) }
-        .map(Some)
-        .map_err(|e| Error::io(path, e))
-}
-
-fn file_checksum(path: &Path) -> Result<u64> {
-    Ok(match map_ro(path)? {
-        Some(m) => xxhash_rust::xxh3::xxh3_64(&m),
-        None => xxhash_rust::xxh3::xxh3_64(&[]),
-    })
-}
-
-fn hex(x: u64) -> String {
-    format!("{x:016x}")
+    pub(super) preds_mem: Vec<Option<(PredRange, bool)>>,
+    pub(super) message_budget: u64,
+    pub(super) timings: TierTimings,
 }
 
 impl<'g, G: Game> Job<'g, G> {
-    fn range_len(&self, r: usize) -> usize {
+    pub(super) fn range_len(&self, r: usize) -> usize {
         let start = (r as u64) << self.st.range_bits;
         (self.st.states - start).min(1u64 << self.st.range_bits) as usize
     }
 
-    fn path(&self, name: &str) -> PathBuf {
-        self.st.work.join(name)
+    pub(super) fn path(&self, file: WorkFile) -> PathBuf {
+        self.st.work.join(file.name())
     }
 
-    /// File of a log: the pass's cell logs are the ranges' slot-a files.
-    fn log_path(&self, name: &str) -> PathBuf {
-        match name
-            .strip_prefix("cells-")
-            .and_then(|r| r.parse::<usize>().ok())
-        {
-            Some(r) => self.st.work.join(slot_name(r, 0)),
-            None => self.st.work.join(format!("{name}.log")),
-        }
+    pub(super) fn cells_path(&self, r: usize) -> PathBuf {
+        self.path(WorkFile::Cells {
+            range: r,
+            slot: self.slot[r],
+        })
     }
 
-    fn start<L: Lookup>(
-        game: &'g G,
-        tier: Tier,
-        lower: &Lower<'_, L>,
-        opts: &TierOptions,
-    ) -> Result<Self> {
+    fn start(game: &'g G, tier: Tier, opts: &TierOptions) -> Result<Self> {
         let states = game.tier_size(tier)?;
-        if states > u32::MAX as u64 {
-            return Err(Error::TierTooLarge { tier, size: states });
-        }
-        let (range_bits, message_budget) = match opts.range_bits {
-            Some(b) => (b.min(budget::MAX_RANGE_BITS), opts.budget / 8),
-            None => {
-                let degree = estimate_in_tier_degree(game, tier, states) * 1.25;
-                let reserve = lower.bytes.min(opts.budget / 4);
-                let plan = budget::plan(states, degree, opts.budget, reserve)
-                    .map_err(|m| Error::Input(crate::game::InputError::new(m)))?;
-                (plan.range_bits, plan.message_budget)
-            }
-        };
+        let &TierPlan { range_bits, .. } = opts
+            .plan
+            .tier(tier)
+            .ok_or_else(|| Error::Internal(format!("tier {tier} is not in the memory plan")))?;
         let work = opts.work_root.join(format!("tier-{tier:04}"));
         if work.exists() {
             std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
@@ -341,9 +199,9 @@ impl<'g, G: Game> Job<'g, G> {
             preds: Vec::new(),
             in_tier_edges: 0,
         };
-        let mut job = Job::empty(game, tier, st, ranges, message_budget);
+        let mut job = Job::empty(game, tier, st, ranges, opts.plan.messages);
         for r in 0..ranges {
-            let p = job.log_path(&format!("edges-{r}"));
+            let p = job.path(WorkFile::Edges(r));
             let log = AppendLog::create(&p)?;
             job.edge_logs
                 .push(if job.resident { log.hold() } else { log });
@@ -351,7 +209,13 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(job)
     }
 
-    fn empty(game: &'g G, tier: Tier, st: TierState, ranges: usize, message_budget: u64) -> Self {
+    pub(super) fn empty(
+        game: &'g G,
+        tier: Tier,
+        st: TierState,
+        ranges: usize,
+        message_budget: u64,
+    ) -> Self {
         Job {
             game,
             tier,
@@ -360,117 +224,15 @@ impl<'g, G: Game> Job<'g, G> {
             cell_logs: (0..ranges).map(|_| None).collect(),
             edge_logs: Vec::new(),
             due: BTreeMap::new(),
-            slot: vec![0; ranges],
+            slot: vec![Slot::A; ranges],
             pinned: vec![false; ranges],
             dirty: vec![false; ranges],
             unsynced_preds: Vec::new(),
             resident: ranges == 1,
             preds_mem: (0..ranges).map(|_| None).collect(),
-            message_budget: message_budget.max(1 << 20),
+            message_budget,
             timings: TierTimings::default(),
         }
-    }
-
-    /// Reopens a checkpointed tier, checking every file the checkpoint refers to.
-    fn resume(game: &'g G, tier: Tier, st: TierState, opts: &TierOptions) -> Result<Self> {
-        let states = game.tier_size(tier)?;
-        if st.tier != tier || st.states != states || st.range_bits > budget::MAX_RANGE_BITS {
-            return Err(Error::Mismatch(format!(
-                "the checkpoint is of tier {} with {} positions, expected tier {tier} with {states}",
-                st.tier, st.states
-            )));
-        }
-        if !st.work.is_dir() {
-            return Err(Error::Missing(format!(
-                "the checkpoint's work directory {} is gone; start over with --force",
-                st.work.display()
-            )));
-        }
-        let ranges = states.div_ceil(1u64 << st.range_bits).max(1) as usize;
-        let mut job = Job::empty(game, tier, st, ranges, opts.budget / 8);
-        let logs = job.st.logs.clone();
-        let mut edges: Vec<Option<AppendLog>> = (0..ranges).map(|_| None).collect();
-        for (name, committed) in &logs {
-            let path = job.log_path(name);
-            let log = AppendLog::resume(&path, *committed)?;
-            let parse = |s: &str| -> Result<usize> {
-                s.parse()
-                    .map_err(|_| Error::corrupt(&path, format!("unexpected log name '{name}'")))
-            };
-            let parts: Vec<&str> = name.split('-').collect();
-            match parts.as_slice() {
-                ["edges", r] => {
-                    *edges
-                        .get_mut(parse(r)?)
-                        .ok_or_else(|| Error::corrupt(&path, "range out of bounds"))? = Some(log);
-                }
-                ["cells", r] => {
-                    let r = parse(r)?;
-                    *job.cell_logs
-                        .get_mut(r)
-                        .ok_or_else(|| Error::corrupt(&path, "range out of bounds"))? = Some(log);
-                }
-                ["due", l, r] => {
-                    job.due.insert((parse(l)? as u32, parse(r)?), log);
-                }
-                _ => {
-                    return Err(Error::corrupt(
-                        &path,
-                        format!("unexpected log name '{name}'"),
-                    ))
-                }
-            }
-        }
-        if job.st.phase <= Phase::Predecessors {
-            for e in edges {
-                job.edge_logs.push(e.ok_or_else(|| {
-                    Error::corrupt(&job.st.work, "edge logs missing from the checkpoint")
-                })?);
-            }
-        }
-        if job.st.phase >= Phase::Predecessors {
-            if job.st.slots.len() != ranges {
-                return Err(Error::corrupt(
-                    &job.st.work,
-                    "cell slots missing from the checkpoint",
-                ));
-            }
-            for r in 0..ranges {
-                let rec = job.st.slots[r].clone();
-                let slot = match rec.slot.as_str() {
-                    "a" => 0,
-                    "b" => 1,
-                    other => {
-                        return Err(Error::corrupt(&job.st.work, format!("bad slot '{other}'")))
-                    }
-                };
-                let path = job.path(&slot_name(r, slot));
-                let len = std::fs::metadata(&path)
-                    .map_err(|e| Error::io(&path, e))?
-                    .len();
-                if len != 4 * job.range_len(r) as u64 {
-                    return Err(Error::corrupt(&path, "cell file has the wrong length"));
-                }
-                if hex(file_checksum(&path)?) != rec.checksum {
-                    return Err(Error::corrupt(
-                        &path,
-                        "cell file does not match its checksum",
-                    ));
-                }
-                job.slot[r] = slot;
-                job.pinned[r] = true;
-            }
-            for (r, sum) in job.st.preds.iter().enumerate() {
-                let path = job.path(&format!("preds-{r}.bin"));
-                if hex(file_checksum(&path)?) != *sum {
-                    return Err(Error::corrupt(
-                        &path,
-                        "predecessor file does not match its checksum",
-                    ));
-                }
-            }
-        }
-        Ok(job)
     }
 
     /// Commits every log and cell slot and saves the manifest.
@@ -479,21 +241,21 @@ impl<'g, G: Game> Job<'g, G> {
         if self.st.phase == Phase::Successors {
             for (r, log) in self.cell_logs.iter().enumerate() {
                 if let Some(log) = log {
-                    logs.insert(format!("cells-{r}"), log.commit()?);
+                    logs.insert(LogName::Cells(r), log.commit()?);
                 }
             }
         }
         if self.st.phase <= Phase::Predecessors {
             for (r, log) in self.edge_logs.iter().enumerate() {
-                logs.insert(format!("edges-{r}"), log.commit()?);
+                logs.insert(LogName::Edges(r), log.commit()?);
             }
         }
         for (&(l, r), log) in &self.due {
-            logs.insert(due_name(l, r), log.commit()?);
+            logs.insert(LogName::Due { level: l, range: r }, log.commit()?);
         }
         self.st.logs = logs;
         for r in 0..self.ranges {
-            let path = self.path(&format!("preds-{r}.bin"));
+            let path = self.path(WorkFile::Preds(r));
             if let Some((p, written)) = &mut self.preds_mem[r] {
                 if !*written {
                     p.write(&path)?;
@@ -503,19 +265,19 @@ impl<'g, G: Game> Job<'g, G> {
             }
         }
         for r in std::mem::take(&mut self.unsynced_preds) {
-            let path = self.path(&format!("preds-{r}.bin"));
+            let path = self.path(WorkFile::Preds(r));
             let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
             f.sync_all().map_err(|e| Error::io(&path, e))?;
         }
         if self.st.phase >= Phase::Predecessors {
             for r in 0..self.ranges {
                 if self.dirty[r] {
-                    let path = self.path(&slot_name(r, self.slot[r]));
+                    let path = self.cells_path(r);
                     let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
                     f.sync_all().map_err(|e| Error::io(&path, e))?;
                     self.st.slots[r] = SlotRecord {
-                        slot: if self.slot[r] == 0 { "a" } else { "b" }.to_string(),
-                        checksum: hex(file_checksum(&path)?),
+                        slot: self.slot[r],
+                        checksum: file_checksum(&path)?,
                     };
                     self.dirty[r] = false;
                 }
@@ -528,7 +290,7 @@ impl<'g, G: Game> Job<'g, G> {
 
     fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
         if !self.due.contains_key(&(level, r)) {
-            let log = AppendLog::create(&self.log_path(&due_name(level, r)))?;
+            let log = AppendLog::create(&self.path(WorkFile::Due { level, range: r }))?;
             let log = if self.resident { log.hold() } else { log };
             self.due.insert((level, r), log);
         }
@@ -551,7 +313,7 @@ impl<'g, G: Game> Job<'g, G> {
         }
         for (level, words) in by_level.iter().enumerate() {
             if !words.is_empty() {
-                self.due_log(level as u32, r)?.append(&u32_bytes(words))?;
+                self.due_log(level as u32, r)?.append(u32_bytes(words))?;
             }
         }
         Ok(())
@@ -578,7 +340,7 @@ impl<'g, G: Game> Job<'g, G> {
             let end = (start + block).min(self.st.states);
             let r = (start >> self.st.range_bits) as usize;
             if self.cell_logs[r].is_none() {
-                let log = AppendLog::create(&self.log_path(&format!("cells-{r}")))?;
+                let log = AppendLog::create(&self.path(LogName::Cells(r).file()))?;
                 self.cell_logs[r] = Some(log);
             }
             cells.clear();
@@ -595,7 +357,7 @@ impl<'g, G: Game> Job<'g, G> {
             self.cell_logs[r]
                 .as_ref()
                 .expect("created above")
-                .append(&u32_bytes(&cells))?;
+                .append(u32_bytes(&cells))?;
             self.queue(r, &out.due)?;
             self.st.in_tier_edges += out.edges;
             self.st.next += 1;
@@ -614,21 +376,22 @@ impl<'g, G: Game> Job<'g, G> {
             }
         }
         for r in 0..self.ranges {
-            let path = self.path(&slot_name(r, 0));
+            let path = self.path(LogName::Cells(r).file());
             if !path.exists() {
                 return Err(Error::Internal(format!("range {r} has no cells")));
             }
         }
+        // The checksums are taken by the next checkpoint (every range is dirty).
         self.st.slots = (0..self.ranges)
             .map(|_| SlotRecord {
-                slot: "a".into(),
-                checksum: String::new(),
+                slot: Slot::A,
+                checksum: Default::default(),
             })
             .collect();
-        self.slot = vec![0; self.ranges];
+        self.slot = vec![Slot::A; self.ranges];
         self.dirty = vec![true; self.ranges];
         // A checkpoint taken during the pass refers to these files.
-        let pinned = self.st.logs.keys().any(|k| k.starts_with("cells-"));
+        let pinned = self.st.logs.keys().any(|k| matches!(k, LogName::Cells(_)));
         self.pinned = vec![pinned; self.ranges];
         self.st.phase = Phase::Predecessors;
         self.st.next = 0;
@@ -647,7 +410,7 @@ impl<'g, G: Game> Job<'g, G> {
             let path = log.path().to_path_buf();
             let len = self.range_len(r);
             let preds = log.with_bytes(|bytes| {
-                let edges = super::graph::as_u64(&path, bytes)?;
+                let edges = crate::store::bytes::as_u64(&path, bytes)?;
                 PredRange::build(len, edges)
             })??;
             let sum = if self.resident {
@@ -655,12 +418,12 @@ impl<'g, G: Game> Job<'g, G> {
                 self.preds_mem[r] = Some((preds, false));
                 sum
             } else {
-                let sum = preds.write(&self.path(&format!("preds-{r}.bin")))?;
+                let sum = preds.write(&self.path(WorkFile::Preds(r)))?;
                 self.unsynced_preds.push(r);
                 sum
             };
             self.st.preds.truncate(r);
-            self.st.preds.push(hex(sum));
+            self.st.preds.push(sum);
             self.st.next += 1;
             progress.advance(1);
             if ckpt.due() {
@@ -677,10 +440,10 @@ impl<'g, G: Game> Job<'g, G> {
     /// Copies a checkpointed slot before its first change.
     fn unpin(&mut self, r: usize) -> Result<()> {
         if self.pinned[r] {
-            let from = self.path(&slot_name(r, self.slot[r]));
-            let to = self.path(&slot_name(r, 1 - self.slot[r]));
+            let from = self.cells_path(r);
+            self.slot[r] = self.slot[r].other();
+            let to = self.cells_path(r);
             std::fs::copy(&from, &to).map_err(|e| Error::io(&to, e))?;
-            self.slot[r] = 1 - self.slot[r];
             self.pinned[r] = false;
         }
         self.dirty[r] = true;
@@ -723,11 +486,11 @@ impl<'g, G: Game> Job<'g, G> {
                     continue;
                 }
                 decided += due.len() as u64;
-                let cells_path = self.path(&slot_name(r, self.slot[r]));
+                let cells_path = self.cells_path(r);
                 let mut cells_map = map_mut(&cells_path)?;
                 // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
                 let cells = unsafe { cells_of(&mut cells_map) };
-                let preds_path = self.path(&format!("preds-{r}.bin"));
+                let preds_path = self.path(WorkFile::Preds(r));
                 let preds_map;
                 let preds = match &self.preds_mem[r] {
                     Some((p, _)) => p.view(),
@@ -749,7 +512,7 @@ impl<'g, G: Game> Job<'g, G> {
                     continue;
                 }
                 self.unpin(r)?;
-                let cells_path = self.path(&slot_name(r, self.slot[r]));
+                let cells_path = self.cells_path(r);
                 let mut cells_map = map_mut(&cells_path)?;
                 // SAFETY: as above.
                 let cells = unsafe { cells_of(&mut cells_map) };
@@ -787,7 +550,7 @@ impl<'g, G: Game> Job<'g, G> {
             fingerprint,
             |put| {
                 for r in 0..self.ranges {
-                    let path = self.path(&slot_name(r, self.slot[r]));
+                    let path = self.cells_path(r);
                     let map =
                         map_ro(&path)?.ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
                     let cells = as_u32(&path, &map)?;

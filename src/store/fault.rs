@@ -4,8 +4,9 @@
 //! |----------------------------------|----------------------------------------------------------|
 //! | `BAWO_ABORT_AFTER_CHECKPOINTS=k` | the process aborts right after its k-th checkpoint write  |
 //! | `BAWO_FAIL_WRITES_AFTER=bytes`   | work-file writes fail with "no space left" past that many bytes |
+//! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
 //!
-//! Both are read once; without them nothing here costs more than a relaxed atomic load.
+//! They are read once; without them nothing here costs more than a relaxed atomic load.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,6 +26,13 @@ fn abort_after() -> Option<u64> {
 fn fail_writes_after() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     *V.get_or_init(|| env_u64("BAWO_FAIL_WRITES_AFTER"))
+}
+
+/// The bytes of level messages held before they spill, if a test sets it (spilling is
+/// otherwise reached only by tiers too large for a test).
+pub fn message_budget() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_MESSAGE_BUDGET"))
 }
 
 static CHECKPOINTS: AtomicU64 = AtomicU64::new(0);

@@ -1,8 +1,14 @@
 //! Files of a run directory: atomic writes, checksums, tier tables and the manifest.
 //!
+//! The store knows files, not what they mean: it imports neither the solver nor the database
+//! layer (the solver's counts and checkpoint are stored in the manifest as the solver's own
+//! types).
+//!
 //! | item                 | role                                                          |
 //! |----------------------|---------------------------------------------------------------|
 //! | [`write_atomic`]     | temp name, write, fsync, rename, fsync the directory           |
+//! | [`bytes`]            | words as file bytes and back, memory maps                       |
+//! | [`checksum`]         | the xxh3-64 [`checksum::Checksum`] of every file                |
 //! | [`table`]            | raw tier tables (header + little-endian `u16` entries), mapped  |
 //! | [`manifest`]         | what the directory holds, what is complete, the checkpoint      |
 //! | [`append`]           | append-only work files with committed lengths and CRCs          |
@@ -10,10 +16,14 @@
 //! | [`fault`]            | fault injection for checkpoint tests                            |
 
 pub mod append;
+pub mod bytes;
+pub mod checksum;
 pub mod fault;
 pub mod lock;
 pub mod manifest;
 pub mod table;
+
+pub use checksum::Checksum;
 
 use std::fs::{self, File};
 use std::io::{BufWriter, Write};

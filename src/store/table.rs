@@ -18,8 +18,9 @@ use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
+use super::bytes::{as_u16, u16_bytes};
+use super::checksum::{Checksum, Hasher};
 use crate::error::{Error, Result};
-use crate::solve::tables::TableData;
 
 pub const MAGIC: &[u8; 8] = b"BAWOTBL1";
 pub const VERSION: u32 = 1;
@@ -31,23 +32,38 @@ pub struct TableHeader {
     pub tier: u32,
     pub states: u64,
     pub fingerprint: u64,
-    pub checksum: u64,
+    pub checksum: Checksum,
 }
 
-fn entry_bytes(entries: &[u16]) -> std::borrow::Cow<'_, [u8]> {
-    if cfg!(target_endian = "little") {
-        // SAFETY: any u16 slice is a valid byte slice of twice the length.
-        std::borrow::Cow::Borrowed(unsafe {
-            std::slice::from_raw_parts(entries.as_ptr() as *const u8, entries.len() * 2)
-        })
-    } else {
-        std::borrow::Cow::Owned(entries.iter().flat_map(|e| e.to_le_bytes()).collect())
+/// Where a table's entries live: copied into memory, or mapped from its file.
+pub enum TableData {
+    Owned(Vec<u16>),
+    /// A mapped table file; `offset` is the byte offset of the first entry.
+    Mapped {
+        map: memmap2::Mmap,
+        offset: usize,
+    },
+}
+
+impl TableData {
+    #[inline]
+    pub fn entries(&self) -> &[u16] {
+        match self {
+            TableData::Owned(v) => v,
+            TableData::Mapped { map, offset } => {
+                as_u16(Path::new(""), &map[*offset..]).expect("checked when the table was opened")
+            }
+        }
     }
-}
 
-/// Checksum of a tier's entries as stored.
-pub fn checksum(entries: &[u16]) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(&entry_bytes(entries))
+    /// Drops a mapped table's pages from this process's memory (they are read back from the
+    /// file when next needed); an owned table stays.
+    pub fn release(&self) {
+        if let TableData::Mapped { map, .. } = self {
+            // SAFETY: a read-only shared file map: dropped pages are read back from the file.
+            let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
 }
 
 /// Writes a table atomically; returns its header and the bytes written.
@@ -57,16 +73,16 @@ pub fn write_table(
     fingerprint: u64,
     entries: &[u16],
 ) -> Result<(TableHeader, u64)> {
-    let bytes = entry_bytes(entries);
+    let bytes = u16_bytes(entries);
     let header = TableHeader {
         tier,
         states: entries.len() as u64,
         fingerprint,
-        checksum: xxhash_rust::xxh3::xxh3_64(&bytes),
+        checksum: Checksum::of(bytes),
     };
     let written = super::write_atomic(path, |w: &mut dyn Write| {
         w.write_all(&encode_header(&header))?;
-        w.write_all(&bytes)
+        w.write_all(bytes)
     })?;
     Ok((header, written))
 }
@@ -93,14 +109,14 @@ pub fn write_table_streaming(
     let file = File::create(&tmp).map_err(io)?;
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     w.write_all(&[0u8; HEADER]).map_err(io)?;
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut hasher = Hasher::new();
     let mut count = 0u64;
     fill(&mut |piece: &[u16]| {
-        let bytes = entry_bytes(piece);
-        hasher.update(&bytes);
+        let bytes = u16_bytes(piece);
+        hasher.update(bytes);
         count += piece.len() as u64;
         super::fault::check_write(bytes.len(), &tmp)?;
-        w.write_all(&bytes).map_err(|e| Error::io(&tmp, e))
+        w.write_all(bytes).map_err(|e| Error::io(&tmp, e))
     })?;
     if count != states {
         return Err(Error::Internal(format!(
@@ -111,7 +127,7 @@ pub fn write_table_streaming(
         tier,
         states,
         fingerprint,
-        checksum: hasher.digest(),
+        checksum: hasher.finish(),
     };
     let mut file = w.into_inner().map_err(|e| io(e.into_error()))?;
     file.seek(SeekFrom::Start(0)).map_err(io)?;
@@ -130,7 +146,7 @@ fn encode_header(h: &TableHeader) -> [u8; HEADER] {
     b[12..16].copy_from_slice(&h.tier.to_le_bytes());
     b[16..24].copy_from_slice(&h.states.to_le_bytes());
     b[24..32].copy_from_slice(&h.fingerprint.to_le_bytes());
-    b[32..40].copy_from_slice(&h.checksum.to_le_bytes());
+    b[32..40].copy_from_slice(&h.checksum.0.to_le_bytes());
     b
 }
 
@@ -154,7 +170,7 @@ fn decode_header(path: &Path, b: &[u8]) -> Result<TableHeader> {
         tier: u32_at(12),
         states: u64_at(16),
         fingerprint: u64_at(24),
-        checksum: u64_at(32),
+        checksum: Checksum(u64_at(32)),
     })
 }
 
@@ -167,10 +183,9 @@ pub fn open_table(
     fingerprint: u64,
     verify: bool,
 ) -> Result<(TableHeader, TableData)> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    // SAFETY: the run directory is ours; tables are only replaced by rename, never modified
-    // in place, so the mapped bytes do not change under us.
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    // Tables are only replaced by rename, never modified in place.
+    let map = super::bytes::map_ro(path)?
+        .ok_or_else(|| Error::corrupt(path, "shorter than a table header"))?;
     let h = decode_header(path, &map)?;
     if h.fingerprint != fingerprint {
         return Err(Error::Mismatch(format!(
@@ -194,23 +209,17 @@ pub fn open_table(
             format!("{} bytes, expected {expected_len} (truncated?)", map.len()),
         ));
     }
-    if verify && xxhash_rust::xxh3::xxh3_64(&map[HEADER..]) != h.checksum {
+    if verify && Checksum::of(&map[HEADER..]) != h.checksum {
         return Err(Error::corrupt(path, "entry checksum does not match"));
     }
-    let data = if cfg!(target_endian = "little") {
+    as_u16(path, &map[HEADER..])?;
+    Ok((
+        h,
         TableData::Mapped {
             map,
             offset: HEADER,
-        }
-    } else {
-        TableData::Owned(
-            map[HEADER..]
-                .chunks_exact(2)
-                .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                .collect(),
-        )
-    };
-    Ok((h, data))
+        },
+    ))
 }
 
 #[cfg(test)]

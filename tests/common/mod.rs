@@ -27,7 +27,7 @@ pub fn solve_into_tempdir<G: bawo::game::Game>(
         .num_threads(threads)
         .build()
         .unwrap();
-    pool.install(|| bawo::solve::run::solve(game, &cfg, &bawo::solve::tier::Silent))
+    pool.install(|| bawo::db::solve(game, &cfg, &bawo::solve::tier::Silent))
         .unwrap();
     let db = bawo::db::Database::open(dir.path()).unwrap();
     (dir, db)

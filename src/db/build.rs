@@ -1,0 +1,58 @@
+//! Building a database: the solver's run with each finished tier compressed into the `.bdb`
+//! file a database ships.
+//!
+//! The solver writes raw tables and knows nothing of this layer; it hands every finished tier
+//! to a [`TierSink`], and [`Compressor`] is the sink that writes the tier's `.bdb` file (and,
+//! when a run resumes, checks the files it wrote before).
+
+use std::path::Path;
+
+use super::format::{write_tier, BdbFile, EncodeOptions};
+use crate::error::{Error, Result};
+use crate::game::{Game, Tier};
+use crate::solve::run::{RunProgress, SolveConfig, SolveReport, TierSink};
+use crate::store::manifest::FileRecord;
+
+/// Writes each finished tier's compressed file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Compressor {
+    pub options: EncodeOptions,
+}
+
+impl TierSink for Compressor {
+    fn tier_finished(
+        &self,
+        dir: &Path,
+        tier: Tier,
+        fingerprint: u64,
+        entries: &[u16],
+    ) -> Result<FileRecord> {
+        write_tier(dir, tier, fingerprint, entries, &self.options)
+    }
+
+    fn check(
+        &self,
+        dir: &Path,
+        tier: Tier,
+        states: u64,
+        fingerprint: u64,
+        file: &FileRecord,
+    ) -> Result<()> {
+        let path = dir.join(&file.file);
+        let bdb = BdbFile::open(&path, tier, states, fingerprint)?;
+        if bdb.check_file()? != file.checksum {
+            return Err(Error::corrupt(&path, "checksum differs from the manifest"));
+        }
+        Ok(())
+    }
+}
+
+/// Solves every tier of `cfg.seeds` into the run directory `cfg.out` and compresses each
+/// finished tier: a database that [`super::Database::open`] reads.
+pub fn solve<G: Game>(
+    game: &G,
+    cfg: &SolveConfig,
+    progress: &dyn RunProgress,
+) -> Result<SolveReport> {
+    crate::solve::run::solve(game, cfg, progress, &Compressor::default())
+}

@@ -1,0 +1,89 @@
+//! The byte layout of a `.bdb` file shared by its writer ([`super::encode`]) and its reader
+//! ([`super::format`]): constants, the header, the index entries, the metadata checksum. The
+//! layout is described in `FORMAT.md`; everything is little-endian.
+
+pub const MAGIC: &[u8; 8] = b"BAWO-BDB";
+pub const VERSION: u32 = 1;
+pub const HEADER: usize = 64;
+/// Bytes per block in the index.
+pub const INDEX_ENTRY: usize = 24;
+/// Bytes of the trailer (whole-file checksum).
+pub const TRAILER: usize = 8;
+
+/// File name of a tier's compressed file.
+pub fn file_name(tier: u32) -> String {
+    format!("tier-{tier:04}.bdb")
+}
+
+/// One block's place in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockRef {
+    pub offset: u64,
+    pub len: u32,
+    /// Escaped positions in the block.
+    pub escapes: u32,
+    /// xxh3-64 of the compressed frame.
+    pub checksum: u64,
+}
+
+/// The fixed header fields.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub tier: u32,
+    pub states: u64,
+    pub fingerprint: u64,
+    pub block_positions: u32,
+    /// Bits per code: 4 or 8.
+    pub width: u8,
+    pub level: i8,
+    /// Entry of each direct code.
+    pub symbols: Vec<u16>,
+    pub blocks: u32,
+    pub index_offset: u64,
+}
+
+impl Header {
+    pub(super) fn escape(&self) -> u8 {
+        ((1u16 << self.width) - 1) as u8
+    }
+
+    pub(super) fn packed_len(&self, positions: usize) -> usize {
+        (positions * self.width as usize).div_ceil(8)
+    }
+
+    /// Positions in block `b`.
+    pub fn block_len(&self, b: u32) -> usize {
+        let start = b as u64 * self.block_positions as u64;
+        (self.states - start).min(self.block_positions as u64) as usize
+    }
+
+    pub(super) fn encode(&self) -> Vec<u8> {
+        let mut h = vec![0u8; HEADER];
+        h[0..8].copy_from_slice(MAGIC);
+        h[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        h[12..16].copy_from_slice(&self.tier.to_le_bytes());
+        h[16..24].copy_from_slice(&self.states.to_le_bytes());
+        h[24..32].copy_from_slice(&self.fingerprint.to_le_bytes());
+        h[32..36].copy_from_slice(&self.block_positions.to_le_bytes());
+        h[36] = self.width;
+        h[37] = self.level as u8;
+        h[38..40].copy_from_slice(&(self.symbols.len() as u16).to_le_bytes());
+        h[40..44].copy_from_slice(&self.blocks.to_le_bytes());
+        h[48..56].copy_from_slice(&self.index_offset.to_le_bytes());
+        for s in &self.symbols {
+            h.extend_from_slice(&s.to_le_bytes());
+        }
+        h
+    }
+}
+
+/// Checksum of the header (its checksum field zeroed), symbol table and index: checked on
+/// every open, so a damaged header or index is refused before any probe.
+pub(super) fn meta_checksum(head: &[u8], index: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&head[..56]);
+    h.update(&[0u8; 8]);
+    h.update(&head[HEADER..]);
+    h.update(index);
+    h.digest()
+}

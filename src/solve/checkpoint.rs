@@ -1,0 +1,98 @@
+//! The solver's checkpoint: what the manifest records of the tier in progress, and the clock
+//! that decides when to take one.
+//!
+//! The store keeps these records without interpreting them ([`crate::store::manifest`]); their
+//! meaning is the solver's. [`Manifest`] and [`TierRecord`] name the store's generic manifest
+//! with the solver's counts and checkpoint.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::counts::TierCounts;
+use super::work::{LogName, Slot};
+use crate::error::Result;
+use crate::store::append::Committed;
+use crate::store::Checksum;
+
+/// A run directory's manifest as the solver writes it.
+pub type Manifest = crate::store::manifest::Manifest<TierCounts, TierState>;
+/// A finished tier as the solver's manifest records it.
+pub type TierRecord = crate::store::manifest::TierRecord<TierCounts>;
+
+/// Phases of a tier, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Generating successors, block by block.
+    Successors,
+    /// Building predecessor lists, range by range.
+    Predecessors,
+    /// Propagating values, level by level.
+    Attractor,
+}
+
+/// Where one range's working cells live after the successor pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SlotRecord {
+    /// Cells are copied to the other slot before the first change after a checkpoint, so the
+    /// checkpointed slot is never modified.
+    pub slot: Slot,
+    /// Checksum of the slot file.
+    pub checksum: Checksum,
+}
+
+/// The checkpoint of the tier being solved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierState {
+    pub tier: u32,
+    pub states: u64,
+    /// Positions per range, as a power of two (fixed for the tier once chosen).
+    pub range_bits: u32,
+    pub phase: Phase,
+    /// Successors: next block; predecessors: next range; attractor: next level.
+    pub next: u64,
+    /// Work directory of the tier: absolute in memory; in the file, relative to the run
+    /// directory when it lies inside it.
+    pub work: PathBuf,
+    /// Append-only work files and their committed state.
+    pub logs: BTreeMap<LogName, Committed>,
+    /// Cell slots per range (from the predecessor phase on).
+    pub slots: Vec<SlotRecord>,
+    /// Checksums of the predecessor files built so far, by range.
+    pub preds: Vec<Checksum>,
+    /// Edges recorded by the successor pass so far.
+    pub in_tier_edges: u64,
+}
+
+impl crate::store::manifest::Checkpoint for TierState {
+    fn work_dir_mut(&mut self) -> &mut PathBuf {
+        &mut self.work
+    }
+}
+
+/// The manifest and the clock of checkpoints, shared by the tiers of a run.
+pub struct Checkpoints<'a> {
+    pub manifest: &'a mut Manifest,
+    pub dir: &'a Path,
+    pub every: Duration,
+    pub last: Instant,
+    pub taken: u64,
+}
+
+impl Checkpoints<'_> {
+    /// The configured interval has passed since the last checkpoint.
+    pub fn due(&self) -> bool {
+        self.last.elapsed() >= self.every
+    }
+
+    pub fn save(&mut self, state: Option<TierState>) -> Result<()> {
+        self.manifest.current = state;
+        self.manifest.save(self.dir)?;
+        self.last = Instant::now();
+        self.taken += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,67 @@
+//! What a solved tier counts (the manifest records it) and how long its phases took.
+
+use std::time::Duration;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::value::{Entry, Value};
+
+/// Counts of one solved tier (values for the side to move).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierCounts {
+    pub seeds: u32,
+    pub states: u64,
+    pub win: u64,
+    pub loss: u64,
+    pub draw: u64,
+    pub max_depth: u32,
+}
+
+impl TierCounts {
+    /// Adds a run of final entries.
+    pub fn add(&mut self, entries: &[u16]) {
+        let part = entries
+            .par_chunks(1 << 16)
+            .map(|chunk| {
+                let mut c = [0u64; 3];
+                let mut max = 0;
+                for &e in chunk {
+                    let e = Entry(e);
+                    match e.value() {
+                        Some(Value::Win) => c[0] += 1,
+                        Some(Value::Loss) => c[1] += 1,
+                        _ => c[2] += 1,
+                    }
+                    max = max.max(e.depth().unwrap_or(0));
+                }
+                (c, max)
+            })
+            .reduce(
+                || ([0; 3], 0),
+                |a, b| {
+                    (
+                        [a.0[0] + b.0[0], a.0[1] + b.0[1], a.0[2] + b.0[2]],
+                        a.1.max(b.1),
+                    )
+                },
+            );
+        self.states += entries.len() as u64;
+        self.win += part.0[0];
+        self.loss += part.0[1];
+        self.draw += part.0[2];
+        self.max_depth = self.max_depth.max(part.1);
+    }
+}
+
+/// Time and volume of each phase of a tier, for reports and benchmarks.
+#[derive(Debug, Clone, Default)]
+pub struct TierTimings {
+    pub successors: Duration,
+    pub predecessors: Duration,
+    pub attractor: Duration,
+    pub finish: Duration,
+    pub in_tier_edges: u64,
+    pub levels: u32,
+    pub ranges: u64,
+}
