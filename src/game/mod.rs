@@ -203,6 +203,10 @@ impl AnyGame {
     /// Builds a game from parameters as typed: the game parses, validates and defaults its
     /// own parameters and rule options; parameters it does not know are refused.
     pub fn from_params(p: &GameParams) -> Result<AnyGame, InputError> {
+        let keys = AnyGame::param_keys(&p.game)?;
+        if let Some((k, _)) = p.params.iter().find(|(k, _)| !keys.contains(&k.as_str())) {
+            return Err(params::not_a_parameter(&p.game, k));
+        }
         let mut r = p.reader();
         let game = match p.game.as_str() {
             "bawo" => AnyGame::Bawo(bawo::Bawo::from_params(&mut r)?),

@@ -137,19 +137,33 @@ impl ParamReader<'_> {
 
     /// Refuses every parameter the game did not read.
     pub fn finish(self) -> Result<(), InputError> {
-        let game = &self.params.game;
-        let Some(((k, _), _)) = self.params.params.iter().zip(&self.used).find(|(_, &u)| !u) else {
-            return Ok(());
-        };
-        let takes = match super::AnyGame::param_keys(game) {
-            Ok([]) => "it takes none".to_string(),
-            Ok(keys) => format!("its parameters: {}", keys.join(", ")),
-            Err(e) => return Err(e),
-        };
-        Err(InputError::new(format!(
-            "--{k} does not apply to --game {game} ({takes})"
-        )))
+        match self.params.params.iter().zip(&self.used).find(|(_, &u)| !u) {
+            None => Ok(()),
+            Some(((k, _), _)) => Err(not_a_parameter(&self.params.game, k)),
+        }
     }
+}
+
+/// The error for parameter `key` given to `game`, which does not take it.
+pub fn not_a_parameter(game: &str, key: &str) -> InputError {
+    let takers: Vec<&str> = super::AnyGame::NAMES
+        .into_iter()
+        .filter(|g| super::AnyGame::param_keys(g).is_ok_and(|keys| keys.contains(&key)))
+        .collect();
+    if !takers.is_empty() {
+        return InputError::new(format!(
+            "--{key} applies to --game {} only",
+            takers.join(", --game ")
+        ));
+    }
+    let takes = match super::AnyGame::param_keys(game) {
+        Ok([]) => "it takes none".to_string(),
+        Ok(keys) => format!("its parameters: {}", keys.join(", ")),
+        Err(e) => return e,
+    };
+    InputError::new(format!(
+        "--{key} is no parameter of --game {game} ({takes})"
+    ))
 }
 
 #[cfg(test)]
