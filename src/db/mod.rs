@@ -3,7 +3,7 @@
 //! | module     | job                                                              |
 //! |------------|------------------------------------------------------------------|
 //! | [`build`]  | a solve whose finished tiers are compressed: [`build::solve`]     |
-//! | [`format`] | the compressed tier file (`.bdb`): open, check, decode blocks     |
+//! | [`format`](mod@format) | the compressed tier file (`.bdb`): open, check, decode blocks     |
 //! | [`encode`] | a tier's entries into a `.bdb` file                               |
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
