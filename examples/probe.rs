@@ -36,7 +36,7 @@ fn run(dir: &Path, board: &str, side: &str) -> bawo::Result<bool> {
     println!("{}", db.game().descriptor());
     with_game!(db.game(), game => {
         let pos = game.parse_position(&PositionSpec::new(board, Side::parse(side)?))?;
-        print!("{}", game.render(&pos));
+        println!("{}", game.render(&pos));
         let answer = query(&db, game, &pos)?;
         println!("{}", outcome(answer.value, answer.depth));
         for m in &answer.moves {

@@ -2,7 +2,7 @@
 //!
 //! | module     | job                                                              |
 //! |------------|------------------------------------------------------------------|
-//! | [`format`] | the compressed tier file (`.bdb`): encode, open, decode blocks    |
+//! | [`format`](mod@format) | the compressed tier file (`.bdb`): encode, open, decode blocks |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
