@@ -1,30 +1,16 @@
 //! The command line with `--game bao`: the opening and its moves, the JSON shape, moves read
 //! in the notation, and one-line errors (exit code 2) for bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-fn bawo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bawo"))
-        .args(args)
-        .output()
-        .expect("bawo runs")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
-}
+use common::cli::{assert_fails, assert_ok, bawo, json};
 
 const EMPTY: &str = "0,0,0,0,0,0,0,0";
 
 #[test]
 fn the_opening_and_its_moves() {
     let out = bawo(&["moves", "--game", "bao", "--start"]);
-    assert!(out.status.success());
+    assert_ok(&out, "moves --start");
     let text = String::from_utf8(out.stdout).unwrap();
     for label in ["a6>", "a6<", "a7>", "a7<"] {
         assert!(text.contains(&format!("move {label:>6} ->")), "{text}");
@@ -95,11 +81,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
     for case in cases {
         let mut args = vec!["moves", "--game", "bao"];
         args.extend(case.iter());
-        let out = bawo(&args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("bawo: "), "{args:?}: {err}");
+        assert_fails(&bawo(&args), 2, "", &format!("{args:?}"));
     }
 }
 
@@ -144,6 +126,5 @@ fn solve_and_query_a_small_tier() {
 
     // Namua positions are in no table.
     let out = bawo(&["query", "--db", out_dir, "--start"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("mtaji positions only"));
+    assert_fails(&out, 2, "mtaji positions only", "query --start");
 }

@@ -7,11 +7,10 @@ mod common;
 
 use std::collections::HashMap;
 
-use bawo::db::Database;
 use bawo::game::bao::{Bao, BaoPosition, BaoRules};
 use bawo::game::{Game, MoveOutcome, Side};
-use bawo::Value;
 use common::bao_oracle::{BaoOracle, OPos};
+use common::compare::assert_solver_matches_oracle;
 use common::{solve_by_rounds, OSucc, OValue};
 
 fn game(loss: bool) -> Bao {
@@ -19,20 +18,21 @@ fn game(loss: bool) -> Bao {
     Bao::new(BaoRules::parse(rules).unwrap())
 }
 
-fn engine_position(pos: &OPos) -> BaoPosition {
-    let mut board = [0u8; 32];
-    for (b, &c) in board.iter_mut().zip(&pos.0) {
+fn engine_board(board: &[u32], side: Side) -> BaoPosition {
+    let mut b = [0u8; 32];
+    for (b, &c) in b.iter_mut().zip(board) {
         *b = c as u8;
     }
-    BaoPosition::mtaji(board, if pos.1 == 0 { Side::A } else { Side::B })
+    BaoPosition::mtaji(b, side)
 }
 
-/// On odd thread counts, ranges of 2^14 positions, so that the larger tiers are solved out of
-/// core in several ranges; on even ones, one range.
-fn solve_tier(game: &Bao, seeds: u32, threads: usize) -> (tempfile::TempDir, Database) {
-    common::solve_into_tempdir(game, seeds, threads, (threads % 2 == 1).then_some(14))
+fn engine_position(pos: &OPos) -> BaoPosition {
+    engine_board(&pos.0, if pos.1 == 0 { Side::A } else { Side::B })
 }
 
+/// Compares the tier of `seeds` with the oracle, once per thread count. On odd thread counts,
+/// ranges of 2^14 positions, so that the larger tiers are solved out of core in several
+/// ranges; on even ones, one range.
 fn check(seeds: u32, loss: bool, threads: &[usize]) {
     let oracle = BaoOracle {
         never_ending_loses: loss,
@@ -42,29 +42,15 @@ fn check(seeds: u32, loss: bool, threads: &[usize]) {
     let g = game(loss);
     assert_eq!(positions.len() as u64, g.tier_size(seeds).unwrap());
     for &t in threads {
-        let (_dir, db) = solve_tier(&g, seeds, t);
-        let mut counts = [0u64; 3];
-        for (pos, want) in &expected {
-            let e = db.probe_position(&g, &engine_position(pos)).unwrap();
-            let got = match (e.value().unwrap(), e.depth()) {
-                (Value::Win, Some(d)) => OValue::Win(d),
-                (Value::Loss, Some(d)) => OValue::Loss(d),
-                (Value::Draw, None) => OValue::Draw,
-                other => panic!("malformed entry {other:?}"),
-            };
-            assert_eq!(
-                got, *want,
-                "seeds={seeds} loss={loss} threads={t} board={:?} side={}",
-                pos.0, pos.1
-            );
-            counts[match want {
-                OValue::Win(_) => 0,
-                OValue::Loss(_) => 1,
-                OValue::Draw => 2,
-            }] += 1;
-        }
-        let r = &db.manifest().tiers[0];
-        assert_eq!([r.counts.win, r.counts.loss, r.counts.draw], counts);
+        assert_solver_matches_oracle(
+            &g,
+            seeds,
+            t,
+            (t % 2 == 1).then_some(14),
+            &expected,
+            engine_board,
+            &format!("seeds={seeds} loss={loss} threads={t}"),
+        );
     }
 }
 

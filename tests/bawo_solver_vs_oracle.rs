@@ -6,11 +6,10 @@ mod common;
 
 use std::collections::HashMap;
 
-use bawo::db::Database;
 use bawo::game::bawo::{Bawo, BawoRules};
-use bawo::game::{Game, Side};
-use bawo::Value;
+use bawo::game::Game;
 use common::bawo_oracle::{OPos, Oracle};
+use common::compare::assert_solver_matches_oracle;
 use common::{solve_by_rounds, OValue};
 
 const RULES: [&str; 4] = [
@@ -19,15 +18,6 @@ const RULES: [&str; 4] = [
     "capture=occupied",
     "kichwa=relay,capture=occupied",
 ];
-
-fn solve_with_threads(
-    game: &Bawo,
-    seeds: u32,
-    threads: usize,
-    range_bits: u32,
-) -> (tempfile::TempDir, Database) {
-    common::solve_into_tempdir(game, seeds, threads, Some(range_bits))
-}
 
 fn oracle_values(o: &Oracle, seeds: u32) -> HashMap<OPos, OValue> {
     let positions = o.positions(seeds);
@@ -49,43 +39,18 @@ fn check(n: u32, seeds: u32, lap_cap: u64, rules: &str, threads: &[usize]) {
     let quarter = (64 - (largest / 4).max(1).leading_zeros()).max(2);
     for (k, &t) in threads.iter().enumerate() {
         let bits = if k % 2 == 0 { quarter } else { 30 };
-        let (_dir, db) = solve_with_threads(&game, seeds, t, bits);
-        let mut per_tier: HashMap<u32, [u64; 3]> = HashMap::new();
-        for (pos, want) in &expected {
-            let counts: Vec<u8> = pos.0.iter().map(|&c| c as u8).collect();
-            let side = if pos.1 == 0 { Side::A } else { Side::B };
-            let p = game.make_position(&counts, side);
-            let e = db.probe_position(&game, &p).unwrap();
-            let got = match (e.value().unwrap(), e.depth()) {
-                (Value::Win, Some(d)) => OValue::Win(d),
-                (Value::Loss, Some(d)) => OValue::Loss(d),
-                (Value::Draw, None) => OValue::Draw,
-                other => panic!("malformed entry {other:?}"),
-            };
-            assert_eq!(
-                got, *want,
-                "n={n} L={lap_cap} rules='{rules}' threads={t} board={:?} side={}",
-                pos.0, pos.1
-            );
-            let k = pos.0.iter().sum::<u32>();
-            let slot = match want {
-                OValue::Win(_) => 0,
-                OValue::Loss(_) => 1,
-                OValue::Draw => 2,
-            };
-            per_tier.entry(k).or_default()[slot] += 1;
-        }
-        // The manifest's per-tier counts agree with the oracle too.
-        for r in &db.manifest().tiers {
-            let c = per_tier[&r.tier];
-            assert_eq!(
-                [r.counts.win, r.counts.loss, r.counts.draw],
-                c,
-                "tier {}",
-                r.tier
-            );
-            assert_eq!(r.counts.states, game.tier_size(r.tier).unwrap());
-        }
+        assert_solver_matches_oracle(
+            &game,
+            seeds,
+            t,
+            Some(bits),
+            &expected,
+            |board, side| {
+                let counts: Vec<u8> = board.iter().map(|&c| c as u8).collect();
+                game.make_position(&counts, side)
+            },
+            &format!("n={n} L={lap_cap} rules='{rules}' threads={t}"),
+        );
     }
 }
 

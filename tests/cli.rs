@@ -1,43 +1,9 @@
 //! The command line end to end: JSON shapes, exit codes (0 ok, 1 failure, 2 usage error), and
 //! one-line errors instead of panics.
 
-use std::process::{Command, Output};
+mod common;
 
-fn bawo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bawo"))
-        .args(args)
-        .output()
-        .expect("run bawo")
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "bawo failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
-}
-
-fn keys(v: &serde_json::Value) -> Vec<String> {
-    v.as_object().unwrap().keys().cloned().collect()
-}
-
-fn assert_usage_error(args: &[&str], needle: &str) {
-    let out = bawo(args);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "args {args:?}: stderr {err}");
-    assert!(
-        err.contains(needle),
-        "args {args:?}: '{needle}' not in {err}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(
-        err.trim().lines().count(),
-        1,
-        "one-line error expected: {err}"
-    );
-}
+use common::cli::{assert_fails, assert_ok, assert_usage_error, bawo, json, sorted_keys, text};
 
 #[test]
 fn solve_json_has_the_documented_keys_and_sums() {
@@ -60,9 +26,10 @@ fn solve_json_has_the_documented_keys_and_sums() {
         "2",
     ]);
     let v = json(&out);
-    let mut k = keys(&v);
-    k.sort();
-    assert_eq!(k, ["draw", "loss", "max_depth", "states", "tiers", "win"]);
+    assert_eq!(
+        sorted_keys(&v),
+        ["draw", "loss", "max_depth", "states", "tiers", "win"]
+    );
     let tiers = v["tiers"].as_array().unwrap();
     assert_eq!(tiers.len(), 9);
     let mut states = 0;
@@ -92,13 +59,9 @@ fn solve_json_has_the_documented_keys_and_sums() {
         "A",
         "--json",
     ]));
-    let mut k = keys(&q);
-    k.sort();
-    assert_eq!(k, ["depth", "moves", "value"]);
+    assert_eq!(sorted_keys(&q), ["depth", "moves", "value"]);
     for m in q["moves"].as_array().unwrap() {
-        let mut k = keys(m);
-        k.sort();
-        assert_eq!(k, ["depth", "move", "value"]);
+        assert_eq!(sorted_keys(m), ["depth", "move", "value"]);
     }
     // The value of the position is the value of its best move.
     let best = &q["moves"][0];
@@ -134,7 +97,7 @@ fn solve_refuses_a_directory_of_another_game() {
         d,
         "--quiet",
     ]);
-    assert!(ok.status.success());
+    assert_ok(&ok, "first solve");
     let out = bawo(&[
         "solve",
         "--n",
@@ -147,8 +110,7 @@ fn solve_refuses_a_directory_of_another_game() {
         d,
         "--quiet",
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("holds a solve of"));
+    assert_fails(&out, 1, "holds a solve of", "a solve with another lap cap");
 }
 
 #[test]
@@ -167,10 +129,8 @@ fn reach_reports_from_a_perspective() {
         "A",
         "--json",
     ]));
-    let mut k = keys(&v);
-    k.sort();
     assert_eq!(
-        k,
+        sorted_keys(&v),
         [
             "draw",
             "initial",
@@ -211,9 +171,10 @@ fn moves_json_shape() {
     let labels: Vec<&str> = moves.iter().map(|m| m["move"].as_str().unwrap()).collect();
     assert_eq!(labels, ["2", "3"]);
     for m in moves {
-        let mut k = keys(m);
-        k.sort();
-        assert_eq!(k, ["board", "captured", "discarded", "move", "to_move"]);
+        assert_eq!(
+            sorted_keys(m),
+            ["board", "captured", "discarded", "move", "to_move"]
+        );
         assert_eq!(m["to_move"], "B");
         assert_eq!(m["board"].as_array().unwrap().len(), 8);
     }
@@ -311,8 +272,7 @@ fn query_without_a_database_fails_cleanly() {
         "--board",
         "0,0,0,0",
     ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no database"));
+    assert_fails(&out, 1, "no database", "query of an empty directory");
 }
 
 #[test]
@@ -326,16 +286,12 @@ fn a_finished_solve_answers_smaller_budgets_without_rewriting_its_manifest() {
         args.extend_from_slice(extra);
         bawo(&args)
     };
-    assert!(run("6", &[]).status.success());
+    assert_ok(&run("6", &[]), "solve 6 seeds");
     let manifest = std::fs::read(dir.path().join("manifest.json")).unwrap();
     for extra in [&[][..], &["--resume"][..]] {
         let out = run("4", extra);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(String::from_utf8_lossy(&out.stderr).contains("already holds"));
+        assert_ok(&out, "solve 4 seeds");
+        assert!(text(&out.stderr).contains("already holds"));
         // Five tiers (0..=4) reported, nothing rewritten.
         let v = json(&run("4", &["--json"]));
         assert_eq!(v["tiers"].as_array().unwrap().len(), 5);

@@ -3,40 +3,20 @@
 //! database, `stats --json` agrees with `solve --json`, `play` finishes a game from a pipe,
 //! `export` writes every position.
 
-use std::io::Write;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use bawo::db::format::{self, BdbFile, EncodeOptions};
 use bawo::db::{query, Database};
 use bawo::game::{Game, MoveOutcome};
 use bawo::solve::Manifest;
 use bawo::with_game;
+use common::cli::{assert_fails, bawo, bawo_stdin, text};
 
-const BIN: &str = env!("CARGO_BIN_EXE_bawo");
 const GAME: [&str; 4] = ["--n", "2", "--lap-cap", "16"];
 const SEEDS: &str = "9";
-
-fn run(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        let mut input = child.stdin.take().unwrap();
-        if let Some(text) = stdin {
-            input.write_all(text.as_bytes()).unwrap();
-        }
-    }
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 /// Solves the small instance into `dir` (extra args such as rules appended); returns the
 /// `solve --json` summary.
@@ -45,7 +25,7 @@ fn solve(dir: &Path, extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["solve", "--seeds", SEEDS, "--out", d, "--json", "-q"];
     args.extend(GAME);
     args.extend(extra);
-    let out = run(&args, None);
+    let out = bawo(&args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
@@ -73,24 +53,21 @@ fn position_args(dir: &Path, tier: u32, index: u64) -> (String, String) {
 
 fn query_at(dir: &Path, tier: u32, index: u64) -> Output {
     let (board, side) = position_args(dir, tier, index);
-    run(
-        &[
-            "query",
-            "--db",
-            dir.to_str().unwrap(),
-            "--board",
-            &board,
-            "--to-move",
-            &side,
-        ],
-        None,
-    )
+    bawo(&[
+        "query",
+        "--db",
+        dir.to_str().unwrap(),
+        "--board",
+        &board,
+        "--to-move",
+        &side,
+    ])
 }
 
 fn verify(dir: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["verify", "--db", dir.to_str().unwrap()];
     args.extend(extra);
-    run(&args, None)
+    bawo(&args)
 }
 
 /// Re-encodes `tier` with small blocks so that damage hits one block of several.
@@ -114,16 +91,10 @@ fn small_blocks(dir: &Path, tier: u32) -> BdbFile {
     .unwrap()
 }
 
+/// Damage reported as such: exit code 1, one line naming the corruption, no panic.
+#[track_caller]
 fn assert_corrupt(out: &Output, what: &str) {
-    let err = text(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{what}: {err}{}",
-        text(&out.stdout)
-    );
-    assert!(err.contains("corrupted"), "{what}: {err}");
-    assert!(!err.contains("panicked"), "{what}: {err}");
+    assert_fails(out, 1, "corrupted", what);
 }
 
 #[test]
@@ -210,49 +181,33 @@ fn refusals_are_explained() {
     )
     .unwrap();
     let out = query_at(dir.path(), 7, 5);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("other rules"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_fails(&out, 1, "other rules", "a tier file of other rules");
     let out = verify(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
 
     // A missing tier file.
     std::fs::remove_file(dir.path().join(format::file_name(7))).unwrap();
     let out = query_at(dir.path(), 7, 5);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("missing"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_fails(&out, 1, "missing", "a missing tier file");
 
     // A position beyond the seeds the database covers is a usage error.
     let d = dir.path().to_str().unwrap();
-    let out = run(
-        &[
-            "query",
-            "--db",
-            d,
-            "--board",
-            "5,5,0,0,0,0,0,0",
-            "--to-move",
-            "A",
-        ],
-        None,
-    );
+    let out = bawo(&[
+        "query",
+        "--db",
+        d,
+        "--board",
+        "5,5,0,0,0,0,0,0",
+        "--to-move",
+        "A",
+    ]);
+    assert_fails(&out, 2, "", "a board of too many seeds");
+    let out = bawo(&["export", "--db", d, "--tier", "40"]);
+    assert_fails(&out, 2, "", "export of a tier beyond the database");
+    let out = bawo(&["export", "--db", d, "--tier", "3", "--format", "xml"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = run(&["export", "--db", d, "--tier", "40"], None);
-    assert_eq!(out.status.code(), Some(2));
-    let out = run(
-        &["export", "--db", d, "--tier", "3", "--format", "xml"],
-        None,
-    );
-    assert_eq!(out.status.code(), Some(2));
-    let out = run(&["stats", "--db", d, "--plot", "x.gif"], None);
-    assert_eq!(out.status.code(), Some(2));
+    let out = bawo(&["stats", "--db", d, "--plot", "x.gif"]);
+    assert_fails(&out, 2, "", "a picture format that is not supported");
 }
 
 #[test]
@@ -262,17 +217,14 @@ fn stats_json_counts_agree_with_the_solve_summary() {
     let d = dir.path().to_str().unwrap();
     let svg = dir.path().join("stats.svg");
     let png = dir.path().join("stats.png");
-    let out = run(
-        &[
-            "stats",
-            "--db",
-            d,
-            "--json",
-            "--plot",
-            svg.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = bawo(&[
+        "stats",
+        "--db",
+        d,
+        "--json",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stats: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     for key in ["states", "win", "loss", "draw", "max_depth"] {
@@ -297,7 +249,7 @@ fn stats_json_counts_agree_with_the_solve_summary() {
     let picture = std::fs::read_to_string(&svg).unwrap();
     assert!(picture.starts_with("<svg") && picture.contains("depth"));
 
-    let out = run(&["stats", "--db", d, "--plot", png.to_str().unwrap()], None);
+    let out = bawo(&["stats", "--db", d, "--plot", png.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
 }
@@ -350,9 +302,9 @@ fn play_driven_by_stdin_finishes_a_game() {
         input.push_str(l);
         input.push('\n');
     }
-    let out = run(
+    let out = bawo_stdin(
         &["play", "--db", d, "--board", &board, "--to-move", &side],
-        Some(&input),
+        &input,
     );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}{stdout}", text(&out.stderr));
@@ -365,7 +317,7 @@ fn play_driven_by_stdin_finishes_a_game() {
 
     // `q` and the end of input both leave with exit code 0.
     for input in ["q\n", ""] {
-        let out = run(&["play", "--db", d, "--seed", "5"], Some(input));
+        let out = bawo_stdin(&["play", "--db", d, "--seed", "5"], input);
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
         assert!(text(&out.stdout).contains("quit after 0 plies"));
     }
@@ -376,10 +328,7 @@ fn export_writes_every_position_of_a_tier() {
     let dir = tempfile::tempdir().unwrap();
     shipped(dir.path());
     let d = dir.path().to_str().unwrap();
-    let out = run(
-        &["export", "--db", d, "--tier", "5", "--format", "csv"],
-        None,
-    );
+    let out = bawo(&["export", "--db", d, "--tier", "5", "--format", "csv"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let csv = text(&out.stdout);
     let mut lines = csv.lines();
@@ -400,18 +349,15 @@ fn export_writes_every_position_of_a_tier() {
         assert_eq!(f[11], e.depth().map(|d| d.to_string()).unwrap_or_default());
     }
     let file = dir.path().join("t5.csv");
-    let out = run(
-        &[
-            "export",
-            "--db",
-            d,
-            "--tier",
-            "5",
-            "--out",
-            file.to_str().unwrap(),
-        ],
-        None,
-    );
+    let out = bawo(&[
+        "export",
+        "--db",
+        d,
+        "--tier",
+        "5",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(std::fs::read_to_string(&file).unwrap(), csv);
 }

@@ -1,22 +1,9 @@
 //! The `bawo` binary with `--game kigogo`: the opening's moves, JSON shape, a small solve and
 //! query, and one-line errors with exit code 2 for bad input.
 
-use std::process::{Command, Output};
+mod common;
 
-fn bawo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bawo"))
-        .args(args)
-        .output()
-        .expect("run bawo")
-}
-
-fn refused(args: &[&str], needle: &str) {
-    let out = bawo(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "{args:?}: {err}");
-}
+use common::cli::{assert_ok, assert_usage_error, bawo, json};
 
 /// An empty board with North's front pit in column 5 holding two seeds, rows separated by `/`.
 const NORTH_TWO: &str = "0,0,0,0,0,0,0,0,0,0,0,0/0,0,0,0,0,2,0,0,0,0,0,0/\
@@ -24,9 +11,7 @@ const NORTH_TWO: &str = "0,0,0,0,0,0,0,0,0,0,0,0/0,0,0,0,0,2,0,0,0,0,0,0/\
 
 #[test]
 fn opening_moves_as_json() {
-    let out = bawo(&["moves", "--game", "kigogo", "--start", "--json"]);
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json(&bawo(&["moves", "--game", "kigogo", "--start", "--json"]));
     let moves = v["moves"].as_array().unwrap();
     // South's 23 pits holding two seeds (all but r2c0), none of them never-ending.
     assert_eq!(moves.len(), 23);
@@ -39,8 +24,9 @@ fn opening_moves_as_json() {
             "{label}"
         );
     }
-    let text = bawo(&["moves", "--game", "kigogo", "--start"]);
-    let text = String::from_utf8(text.stdout).unwrap();
+    let out = bawo(&["moves", "--game", "kigogo", "--start"]);
+    assert_ok(&out, "moves --start");
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("r0 North back"));
     assert!(text.contains("A (South) to move"));
 }
@@ -52,8 +38,8 @@ fn solve_then_query() {
     let out = bawo(&[
         "solve", "--game", "kigogo", "--seeds", "2", "--out", db, "--quiet",
     ]);
-    assert!(out.status.success());
-    let out = bawo(&[
+    assert_ok(&out, "solve");
+    let v = json(&bawo(&[
         "query",
         "--db",
         db,
@@ -62,24 +48,22 @@ fn solve_then_query() {
         "--to-move",
         "B",
         "--json",
-    ]);
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    ]));
     // r1c5 sows r1c6, r1c7; South has no seeds left to move: North wins in one ply.
     assert_eq!(v["value"], "WIN");
     assert_eq!(v["depth"], 1);
     assert_eq!(v["moves"][0]["move"], "r1c5");
-    refused(&["query", "--db", db, "--start"], "covers at most 2");
+    assert_usage_error(&["query", "--db", db, "--start"], "covers at most 2");
 }
 
 #[test]
 fn bad_input_is_refused_in_one_line() {
-    refused(&["moves", "--game", "kigogo", "--board", "1,2"], "needs 48");
-    refused(
+    assert_usage_error(&["moves", "--game", "kigogo", "--board", "1,2"], "needs 48");
+    assert_usage_error(
         &["moves", "--game", "kigogo", "--n", "3", "--start"],
         "--n applies",
     );
-    refused(
+    assert_usage_error(
         &[
             "moves",
             "--game",
@@ -90,7 +74,7 @@ fn bad_input_is_refused_in_one_line() {
         ],
         "illegal|loss",
     );
-    refused(
+    assert_usage_error(
         &[
             "moves",
             "--game",
@@ -101,7 +85,7 @@ fn bad_input_is_refused_in_one_line() {
         ],
         "unknown rule option",
     );
-    refused(
+    assert_usage_error(
         &[
             "moves",
             "--game",
@@ -113,11 +97,11 @@ fn bad_input_is_refused_in_one_line() {
         ],
         "A or B",
     );
-    refused(
+    assert_usage_error(
         &["moves", "--game", "chess", "--start"],
         "known: bawo, kigogo",
     );
-    refused(
+    assert_usage_error(
         &[
             "solve",
             "--game",

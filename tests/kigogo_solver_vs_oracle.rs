@@ -11,65 +11,36 @@ mod common;
 
 use std::collections::HashMap;
 
-use bawo::db::Database;
 use bawo::game::kigogo::{Kigogo, KigogoRules};
-use bawo::game::{Game, Side};
-use bawo::Value;
+use common::compare::assert_solver_matches_oracle;
 use common::kigogo_oracle::{KOracle, KPos};
 use common::{solve_by_rounds, OValue};
-
-/// On odd thread counts, ranges of 2^17 positions: the largest tiers are solved out of core in
-/// several ranges, the smaller ones in one.
-fn solve_with_threads(game: &Kigogo, seeds: u32, threads: usize) -> (tempfile::TempDir, Database) {
-    common::solve_into_tempdir(game, seeds, threads, (threads % 2 == 1).then_some(17))
-}
 
 fn oracle_values(o: &KOracle, seeds: u32) -> HashMap<KPos, OValue> {
     let positions = o.positions(seeds);
     solve_by_rounds(&positions, |p| o.successors(p))
 }
 
+/// Compares every position up to `seeds` with the oracle, once per thread count. On odd
+/// thread counts, ranges of 2^17 positions: the largest tiers are solved out of core in
+/// several ranges, the smaller ones in one.
 fn check(seeds: u32, rules: &str, threads: &[usize]) -> HashMap<KPos, OValue> {
     let o = KOracle::new(rules.contains("never-ending=loss"));
     let expected = oracle_values(&o, seeds);
     let game = Kigogo::new(KigogoRules::parse(rules).unwrap());
     for &t in threads {
-        let (_dir, db) = solve_with_threads(&game, seeds, t);
-        let mut per_tier: HashMap<u32, [u64; 3]> = HashMap::new();
-        for (pos, want) in &expected {
-            let counts: Vec<u8> = pos.0.iter().map(|&c| c as u8).collect();
-            let side = if pos.1 == 0 { Side::A } else { Side::B };
-            let p = game.make_position(&counts, side);
-            let e = db.probe_position(&game, &p).unwrap();
-            let got = match (e.value().unwrap(), e.depth()) {
-                (Value::Win, Some(d)) => OValue::Win(d),
-                (Value::Loss, Some(d)) => OValue::Loss(d),
-                (Value::Draw, None) => OValue::Draw,
-                other => panic!("malformed entry {other:?}"),
-            };
-            assert_eq!(
-                got, *want,
-                "rules='{rules}' threads={t} board={:?} side={}",
-                pos.0, pos.1
-            );
-            let slot = match want {
-                OValue::Win(_) => 0,
-                OValue::Loss(_) => 1,
-                OValue::Draw => 2,
-            };
-            per_tier.entry(pos.0.iter().sum::<u32>()).or_default()[slot] += 1;
-        }
-        // The manifest's per-tier counts agree with the oracle too.
-        for r in &db.manifest().tiers {
-            let c = per_tier[&r.tier];
-            assert_eq!(
-                [r.counts.win, r.counts.loss, r.counts.draw],
-                c,
-                "tier {}",
-                r.tier
-            );
-            assert_eq!(r.counts.states, game.tier_size(r.tier).unwrap());
-        }
+        assert_solver_matches_oracle(
+            &game,
+            seeds,
+            t,
+            (t % 2 == 1).then_some(17),
+            &expected,
+            |board, side| {
+                let counts: Vec<u8> = board.iter().map(|&c| c as u8).collect();
+                game.make_position(&counts, side)
+            },
+            &format!("rules='{rules}' threads={t}"),
+        );
     }
     expected
 }

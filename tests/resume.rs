@@ -13,11 +13,14 @@
 //! sync costs nothing (on a busy disk a run takes seconds instead of milliseconds). Without
 //! `/dev/shm`, the runs interrupted at every checkpoint interrupt every third one instead.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
+use common::cli::{assert_fails, assert_ok, bawo, bawo_env, text};
 use serde_json::Value as Json;
 
 // ---------------------------------------------------------------------------------------------
@@ -153,51 +156,6 @@ impl Instance {
 // ---------------------------------------------------------------------------------------------
 // Running the binary
 
-fn bawo(args: &[String], env: &[(&str, String)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_bawo"));
-    c.args(args)
-        .env_remove("BAWO_ABORT_AFTER_CHECKPOINTS")
-        .env_remove("BAWO_FAIL_WRITES_AFTER")
-        .env_remove("BAWO_MESSAGE_BUDGET");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("run bawo")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-#[track_caller]
-fn assert_ok(out: &Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what}: {:?}\n{}",
-        out.status,
-        text(&out.stderr)
-    );
-}
-
-/// A clean failure: exit code `code`, one line on standard error containing `needle`, no panic.
-#[track_caller]
-fn assert_fails(out: &Output, code: i32, needle: &str, what: &str) {
-    let err = text(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{what}: {:?}: {err}",
-        out.status
-    );
-    assert!(!err.contains("panicked"), "{what}: {err}");
-    assert_eq!(
-        err.trim().lines().count(),
-        1,
-        "{what}: one line expected: {err}"
-    );
-    assert!(err.contains(needle), "{what}: '{needle}' not in: {err}");
-}
-
 /// Runs `args` with an abort after the k-th checkpoint. True when the process aborted there,
 /// false when it finished before taking k checkpoints.
 fn aborted(args: &[String], k: u64) -> bool {
@@ -208,7 +166,7 @@ fn aborted(args: &[String], k: u64) -> bool {
 fn aborted_with(args: &[String], k: u64, env: &[(&str, String)]) -> bool {
     let mut env = env.to_vec();
     env.push(("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string()));
-    let out = bawo(args, &env);
+    let out = bawo_env(args, &env);
     if out.status.success() {
         return false;
     }
@@ -330,7 +288,7 @@ fn phase_of(dir: &Path) -> String {
 
 fn solve_clean(inst: Instance, root: &Path) -> PathBuf {
     let clean = root.join("clean");
-    assert_ok(&bawo(&inst.solve(&clean), &[]), "uninterrupted run");
+    assert_ok(&bawo(&inst.solve(&clean)), "uninterrupted run");
     clean
 }
 
@@ -394,7 +352,7 @@ fn interrupt_everywhere(inst: Instance, plan: impl Fn(u64) -> Plan) -> u64 {
             done.push(k2);
         }
         let what = format!("interrupted at checkpoint {k}, then while resuming at {done:?}");
-        let out = bawo(&inst.resume_with(&dir, p.threads, p.range_bits), &[]);
+        let out = bawo(&inst.resume_with(&dir, p.threads, p.range_bits));
         assert_ok(&out, &what);
         assert_same_solve(&clean, &dir, &what);
         std::fs::remove_dir_all(&dir).unwrap();
@@ -492,7 +450,7 @@ fn interrupted_with_work_files_elsewhere() {
         if k % 2 == 1 {
             again.extend(["--tmp".to_string(), path_arg(&tmp)]);
         }
-        assert_ok(&bawo(&again, &[]), "resume");
+        assert_ok(&bawo(&again), "resume");
         assert_same_solve(&clean, &dir, &format!("--tmp, interrupted at {k}"));
         assert_eq!(
             listing(&tmp),
@@ -644,7 +602,7 @@ fn assert_refused(inst: Instance, dir: &Path, file: &Path, damage: Damage) {
     };
     std::fs::write(file, &bytes).unwrap();
     let before = snapshot(dir);
-    let out = bawo(&inst.resume(dir), &[]);
+    let out = bawo(&inst.resume(dir));
     let name = file.file_name().unwrap().to_str().unwrap();
     assert_fails(&out, 1, "corrupted", &what);
     assert!(
@@ -753,7 +711,7 @@ fn damaged_checkpoints_are_refused_in_every_phase() {
             Damage::Replace(b"\x00\x01garbage".to_vec()),
         );
         // Repaired, the checkpoint still resumes to the same tables.
-        assert_ok(&bawo(&inst.resume(&dir), &[]), &phase);
+        assert_ok(&bawo(&inst.resume(&dir)), &phase);
         assert_same_solve(&clean, &dir, &format!("{phase}: after refusing damage"));
     }
 }
@@ -765,13 +723,13 @@ fn a_missing_work_directory_is_refused() {
     let (_, dir) = mid_phase_runs(inst, root.path()).pop().unwrap();
     let c = checkpoint_of(&dir).unwrap();
     std::fs::remove_dir_all(&c.work).unwrap();
-    let out = bawo(&inst.resume(&dir), &[]);
+    let out = bawo(&inst.resume(&dir));
     assert_fails(&out, 1, "--force", "work directory removed");
     // --force starts over.
     let clean = solve_clean(inst, root.path());
     let mut force = inst.solve(&dir);
     force.push("--force".into());
-    assert_ok(&bawo(&force, &[]), "--force");
+    assert_ok(&bawo(&force), "--force");
     assert_same_solve(&clean, &dir, "--force after a lost work directory");
 }
 
@@ -827,7 +785,7 @@ fn leftovers_of_a_killed_run_are_ignored() {
         let tier = manifest(&dir)["current"]["tier"].as_u64().unwrap();
         std::fs::write(dir.join(format!(".tier-{tier:04}.tbl.tmp")), &junk).unwrap();
         std::fs::write(dir.join(format!("tier-{tier:04}.tbl")), &junk).unwrap();
-        assert_ok(&bawo(&inst.resume(&dir), &[]), &phase);
+        assert_ok(&bawo(&inst.resume(&dir)), &phase);
         // Temporary names are reused, not cleaned: only the tables and the manifest matter.
         for f in [".manifest.json.tmp", &format!(".tier-{tier:04}.tbl.tmp")] {
             let _ = std::fs::remove_file(dir.join(f));
@@ -883,7 +841,7 @@ fn stale_spilled_messages_of_a_killed_run_are_not_replayed() {
     for r in 0..c.ranges {
         std::fs::write(c.work.join(format!("msgs-{r}.tmp")), [0u8; 4096]).unwrap();
     }
-    assert_ok(&bawo(&resume, &spill), "resume");
+    assert_ok(&bawo_env(&resume, &spill), "resume");
     assert_same_solve(&clean, &dir, "resumed over stale spilled messages");
 }
 
@@ -899,7 +857,7 @@ fn a_full_disk_fails_with_one_line_and_the_run_resumes() {
     let mut failed_on = BTreeSet::new();
     loop {
         let dir = root.path().join(format!("full{limit}"));
-        let out = bawo(
+        let out = bawo_env(
             &inst.solve(&dir),
             &[("BAWO_FAIL_WRITES_AFTER", limit.to_string())],
         );
@@ -919,23 +877,18 @@ fn a_full_disk_fails_with_one_line_and_the_run_resumes() {
         });
         if dir.join("manifest.json").exists() {
             // The disk is still full for the first resume, then there is space again.
-            let again = bawo(
+            let again = bawo_env(
                 &inst.resume(&dir),
                 &[("BAWO_FAIL_WRITES_AFTER", (limit / 2).to_string())],
             );
             if !again.status.success() {
                 assert_fails(&again, 1, "No space left on device", &what);
             }
-            assert_ok(&bawo(&inst.resume(&dir), &[]), &what);
+            assert_ok(&bawo(&inst.resume(&dir)), &what);
         } else {
             // Not even the first manifest was written: there is nothing to resume.
-            assert_fails(
-                &bawo(&inst.resume(&dir), &[]),
-                1,
-                "nothing to resume",
-                &what,
-            );
-            assert_ok(&bawo(&inst.solve(&dir), &[]), &what);
+            assert_fails(&bawo(&inst.resume(&dir)), 1, "nothing to resume", &what);
+            assert_ok(&bawo(&inst.solve(&dir)), &what);
         }
         assert_same_solve(&clean, &dir, &what);
         limit = limit * 8 / 5;
@@ -953,15 +906,15 @@ fn an_unwritable_run_directory_fails_with_exit_code_1() {
     let file = root.path().join("a-file");
     std::fs::write(&file, b"not a directory").unwrap();
     for out in [file.join("run"), file.clone()] {
-        let res = bawo(&inst.solve(&out), &[]);
+        let res = bawo(&inst.solve(&out));
         assert_fails(&res, 1, "a-file", "--out under a regular file");
     }
     // Work files that cannot be written: the run directory itself stays resumable.
     let dir = root.path().join("run");
     let mut args = inst.solve(&dir);
     args.extend(["--tmp".to_string(), path_arg(&file.join("tmp"))]);
-    assert_fails(&bawo(&args, &[]), 1, "a-file", "--tmp under a regular file");
-    assert_ok(&bawo(&inst.resume(&dir), &[]), "resume without --tmp");
+    assert_fails(&bawo(&args), 1, "a-file", "--tmp under a regular file");
+    assert_ok(&bawo(&inst.resume(&dir)), "resume without --tmp");
     let clean = solve_clean(inst, root.path());
     assert_same_solve(&clean, &dir, "after an unwritable --tmp");
 }
@@ -988,17 +941,14 @@ fn a_second_solver_on_a_locked_directory_is_refused() {
         (inst.solve(&dir), "plain solve"),
         (force, "--force"),
     ] {
-        assert_fails(&bawo(&args, &[]), 1, "another solver", what);
+        assert_fails(&bawo(&args), 1, "another solver", what);
         assert!(
             snapshot(&dir) == before,
             "{what}: the refused solver changed the directory"
         );
     }
     drop(lock);
-    assert_ok(
-        &bawo(&inst.resume(&dir), &[]),
-        "resume once the lock is free",
-    );
+    assert_ok(&bawo(&inst.resume(&dir)), "resume once the lock is free");
     assert_same_solve(&clean, &dir, "after the lock was released");
 }
 
@@ -1016,7 +966,7 @@ fn resuming_with_other_parameters_is_refused() {
     let resume = |extra: &[&str]| {
         let mut a = inst.resume(&dir);
         a.extend(strings(extra));
-        bawo(&a, &[])
+        bawo(&a)
     };
     for (extra, needle) in [
         (&["--n", "3"][..], "n=3"),
@@ -1032,19 +982,14 @@ fn resuming_with_other_parameters_is_refused() {
         assert!(snapshot(&dir) == before, "{what}: changed the directory");
     }
     // Without --resume: an unfinished run of the same game is a usage error with a hint...
-    assert_fails(&bawo(&inst.solve(&dir), &[]), 2, "--resume", "no --resume");
+    assert_fails(&bawo(&inst.solve(&dir)), 2, "--resume", "no --resume");
     // ... and another game's run is refused, even with --force (its tables are not ours to
     // discard).
     let mut other = N3_RANGES.solve(&dir);
-    assert_fails(
-        &bawo(&other, &[]),
-        1,
-        "choose another --out",
-        "another game",
-    );
+    assert_fails(&bawo(&other), 1, "choose another --out", "another game");
     other.push("--force".into());
     assert_fails(
-        &bawo(&other, &[]),
+        &bawo(&other),
         1,
         "choose another --out",
         "another game, --force",
@@ -1064,12 +1009,7 @@ fn resuming_an_empty_or_missing_directory_is_refused() {
     let root = scratch();
     let empty = root.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
-    assert_fails(
-        &bawo(&inst.resume(&empty), &[]),
-        1,
-        "nothing to resume",
-        "empty",
-    );
+    assert_fails(&bawo(&inst.resume(&empty)), 1, "nothing to resume", "empty");
     assert_eq!(
         listing(&empty),
         Vec::<String>::new(),
@@ -1077,7 +1017,7 @@ fn resuming_an_empty_or_missing_directory_is_refused() {
     );
     let missing = root.path().join("missing");
     assert_fails(
-        &bawo(&inst.resume(&missing), &[]),
+        &bawo(&inst.resume(&missing)),
         1,
         "nothing to resume",
         "missing",
@@ -1099,11 +1039,11 @@ fn force_discards_the_run_and_solves_again() {
     for (log, _) in &c.logs {
         append(log, b"junk");
     }
-    assert_ok(&bawo(&force, &[]), "--force over an interrupted run");
+    assert_ok(&bawo(&force), "--force over an interrupted run");
     assert_same_solve(&clean, &dir, "--force over an interrupted run");
     // A finished run: --resume has nothing to do, --force solves again.
     let before = snapshot(&dir);
-    let out = bawo(&inst.resume(&dir), &[]);
+    let out = bawo(&inst.resume(&dir));
     assert_ok(&out, "--resume of a finished run");
     assert!(
         text(&out.stderr).contains("already holds"),
@@ -1115,7 +1055,7 @@ fn force_discards_the_run_and_solves_again() {
         "--resume of a finished run changed it"
     );
     std::fs::write(dir.join("tier-0003.tbl"), b"damaged").unwrap();
-    assert_ok(&bawo(&force, &[]), "--force over a finished run");
+    assert_ok(&bawo(&force), "--force over a finished run");
     assert_same_solve(&clean, &dir, "--force over a finished run");
 }
 
@@ -1141,7 +1081,7 @@ fn an_edited_checkpoint_level_is_refused() {
     );
     assert_ne!(edited, text);
     std::fs::write(dir.join("manifest.json"), edited).unwrap();
-    let out = bawo(&inst.resume(&dir), &[]);
+    let out = bawo(&inst.resume(&dir));
     if out.status.success() {
         assert_same_solve(&clean, &dir, "resumed from an edited checkpoint");
     } else {
@@ -1165,12 +1105,12 @@ fn a_copied_run_directory_resumes_on_its_own() {
             .status()
             .unwrap();
         assert!(status.success());
-        assert_ok(&bawo(&inst.resume(&copy), &[]), "resume the copy");
+        assert_ok(&bawo(&inst.resume(&copy)), "resume the copy");
         assert_same_solve(&clean, &copy, &format!("{phase}: the copy"));
         // Moved elsewhere, the original resumes too.
         let moved = root.path().join(format!("moved-{phase}"));
         std::fs::rename(&original, &moved).unwrap();
-        assert_ok(&bawo(&inst.resume(&moved), &[]), "resume the original");
+        assert_ok(&bawo(&inst.resume(&moved)), "resume the original");
         assert_same_solve(&clean, &moved, &format!("{phase}: the original"));
     }
 }
@@ -1196,12 +1136,9 @@ fn two_runs_may_share_a_tmp_directory() {
         std::fs::remove_dir_all(&first).unwrap();
     }
     let second = root.path().join("second");
-    assert_ok(&bawo(&with_tmp(inst.solve(&second)), &[]), "second run");
+    assert_ok(&bawo(&with_tmp(inst.solve(&second))), "second run");
     assert_same_solve(&clean, &second, "second run");
-    assert_ok(
-        &bawo(&with_tmp(inst.resume(&first)), &[]),
-        "resume the first",
-    );
+    assert_ok(&bawo(&with_tmp(inst.resume(&first))), "resume the first");
     assert_same_solve(&clean, &first, "first run");
     assert_eq!(
         listing(&tmp),

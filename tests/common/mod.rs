@@ -1,37 +1,21 @@
-//! Independent brute force for the test suite: plain maps, a second straightforward
-//! implementation of the rules (one seed at a time, no tables, no shortcuts), and a
-//! fixed-point loop over rounds. Nothing here calls the solver or the library's move code.
+//! What the test binaries share: the harness that runs the binary ([`cli`]), the comparison
+//! of the solver with a brute-force oracle ([`compare`]), and the oracles themselves: plain
+//! maps, a second straightforward implementation of the rules (one seed at a time, no tables,
+//! no shortcuts), and a fixed-point loop over rounds. Nothing in the oracles calls the solver
+//! or the library's move code.
+//!
+//! Each test binary uses a different part, hence `allow(dead_code)`.
 
 #![allow(dead_code)]
 
 pub mod bao_oracle;
 pub mod bawo_oracle;
+pub mod cli;
+pub mod compare;
 pub mod kigogo_oracle;
 
 use std::collections::HashMap;
 use std::hash::Hash;
-
-/// Solves `game` up to `seeds` into a fresh directory with `threads` workers and ranges of
-/// `2^range_bits` positions (`None`: the memory budget's plan, one range for these sizes), and
-/// opens the database. This is the solver under test, not part of the oracle.
-pub fn solve_into_tempdir<G: bawo::game::Game>(
-    game: &G,
-    seeds: u32,
-    threads: usize,
-    range_bits: Option<u32>,
-) -> (tempfile::TempDir, bawo::db::Database) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cfg = bawo::solve::run::SolveConfig::new(seeds, dir.path());
-    cfg.range_bits = range_bits;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
-    pool.install(|| bawo::db::solve(game, &cfg, &bawo::solve::tier::Silent))
-        .unwrap();
-    let db = bawo::db::Database::open(dir.path()).unwrap();
-    (dir, db)
-}
 
 /// A solved value as the oracle computes it: 'W', 'L' or 'D', with depth for W and L.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
