@@ -46,6 +46,8 @@ pub enum Command {
     Play(PlayArgs),
     /// Write one tier as CSV: index, pit counts, side to move, value, depth.
     Export(ExportArgs),
+    /// Explore databases in a web browser (read-only JSON API and page) until Ctrl-C.
+    Serve(ServeArgs),
     /// Re-encode a database's compressed tier files from its raw tables (size experiments).
     #[command(hide = true)]
     Pack(PackArgs),
@@ -302,6 +304,18 @@ pub struct ExportArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Database directory to serve (repeat for several); requests name it by its last
+    /// path component.
+    #[arg(long, required = true)]
+    pub db: Vec<PathBuf>,
+    /// Address to listen on. Anything but a loopback address lets other machines read the
+    /// databases.
+    #[arg(long, default_value = bawo::serve::DEFAULT_ADDR)]
+    pub addr: String,
+}
+
+#[derive(Args, Debug)]
 pub struct PackArgs {
     /// Run directory holding raw tables (`tier-KKKK.tbl`).
     #[arg(long)]
@@ -342,6 +356,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(a) => cmd_stats(a),
         Command::Play(a) => cmd_play(a),
         Command::Export(a) => cmd_export(a),
+        Command::Serve(a) => bawo::serve::serve(bawo::serve::ServeConfig {
+            addr: bawo::serve::ServeConfig::parse_addr(&a.addr)?,
+            dbs: a.db,
+        }),
         Command::Pack(a) => cmd_pack(a),
         Command::BenchPass(a) => cmd_bench_pass(a),
     }
