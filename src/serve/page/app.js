@@ -91,6 +91,8 @@ function drawBoard(pos, highlight) {
   const w = rows[0].length, cell = 60, pad = 40;
   const width = w * cell + 2 * pad, height = 4 * cell + 2 * pad + 20;
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.setAttribute("width", width);
+  svg.setAttribute("height", height);
   svg.setAttribute("data-board", pos.board.join(","));
   svg.setAttribute("data-to-move", pos.to_move);
   svg.replaceChildren();
