@@ -181,10 +181,23 @@ async fn check_game(
         query["value"].as_str()
     );
     // The statistics plot draws one bar pair per depth of the database.
-    c.find(Locator::Css("#stats-btn")).await.unwrap().click().await.unwrap();
+    c.find(Locator::Css("#stats-btn"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
     let t = Instant::now();
-    while c.find_all(Locator::Css("#stats-plot rect")).await.unwrap().is_empty() {
-        assert!(t.elapsed() < Duration::from_secs(30), "{name}: no statistics plot");
+    while c
+        .find_all(Locator::Css("#stats-plot rect"))
+        .await
+        .unwrap()
+        .is_empty()
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{name}: no statistics plot"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     screenshot(c, &format!("serve-{name}.png")).await;

@@ -5,7 +5,7 @@
 //! | [`served`]  | the databases being served, by name, with their cached statistics  |
 //! | [`params`]  | query strings turned into positions, with 400 errors for bad input |
 //! | [`shapes`]  | the JSON objects the API returns (the shapes of the commands' `--json`) |
-//! | [`line`]    | the perfect-play line: the winner hurries, the loser delays        |
+//! | [`line`](mod@line) | the perfect-play line: the winner hurries, the loser delays        |
 //! | [`routes`]  | the router: API handlers, the embedded page, 404s, size limits     |
 //! | [`page`]    | the page's files, compiled into the binary                         |
 //!
