@@ -81,12 +81,14 @@
 //! | [`store`]    | run directories: atomic files, tables, manifest                    |
 //! | [`db`]       | finished databases: compressed tier files, probes, verify, stats, play, export |
 //! | [`progress`] | progress bars and log lines                                       |
+//! | [`serve`]    | `bawo serve`: the web explorer and its JSON API                   |
 
 pub mod db;
 pub mod error;
 pub mod game;
 pub mod progress;
 pub mod rank;
+pub mod serve;
 pub mod solve;
 pub mod store;
 pub mod value;

@@ -11,6 +11,7 @@
 //! | [`check`]  | `verify`, `stats`                                    |
 //! | [`play`]   | `play`                                               |
 //! | [`export`] | `export`                                             |
+//! | [`serve`]  | `serve`                                              |
 //! | [`dev`]    | hidden developer commands: `pack`, `bench-pass`      |
 
 mod args;
@@ -20,6 +21,7 @@ mod export;
 mod play;
 mod query;
 mod reach;
+mod serve;
 mod solve;
 mod table;
 
@@ -58,6 +60,8 @@ pub enum Command {
     Play(play::PlayArgs),
     /// Write one tier as CSV: index, pit counts, side to move, value, depth.
     Export(export::ExportArgs),
+    /// Explore databases in a web browser (read-only JSON API and page) until Ctrl-C.
+    Serve(serve::ServeArgs),
     /// Developer command: re-encode a database's compressed tier files from its raw tables
     /// (size experiments).
     #[command(hide = true)]
@@ -79,6 +83,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(a) => check::run_stats(a),
         Command::Play(a) => play::run(a),
         Command::Export(a) => export::run(a),
+        Command::Serve(a) => serve::run(a),
         Command::Pack(a) => dev::run_pack(a),
         Command::BenchPass(a) => dev::run_bench_pass(a),
     }

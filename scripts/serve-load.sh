@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Load check of `bawo serve`, on this machine only: solves a Bawo database into a fresh
+# temporary directory, serves it on a free loopback port, sends bursts of /api/query
+# requests (examples/serve_load.rs: bounded in count, 30 s socket timeouts), prints the
+# latency figures and the server's peak memory, stops the server with Ctrl-C (SIGINT) and
+# deletes the temporary directory.
+#
+#   scripts/serve-load.sh            # bawo n=3 lap-cap=64 up to SEEDS=12 seeds
+#   SEEDS=8 scripts/serve-load.sh    # a smaller database
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SEEDS="${SEEDS:-12}"
+cargo build --release --quiet --bin bawo --example serve_load
+bin=target/release/bawo
+load=target/release/examples/serve_load
+work="$(mktemp -d)"
+pid=""
+cleanup() {
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -INT "$pid"; wait "$pid" || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$bin" solve --game bawo --n 3 --lap-cap 64 --seeds "$SEEDS" --out "$work/db" --quiet
+echo "database: bawo n=3 lap-cap=64 up to $SEEDS seeds, $(du -sh "$work/db" | cut -f1) on disk"
+"$bin" serve --db "$work/db" --addr 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
+pid=$!
+addr=""
+for _ in $(seq 1 300); do
+    addr="$(grep -o 'http://[^/]*' "$work/serve.out" 2>/dev/null | head -1 | sed 's#http://##' || true)"
+    [ -n "$addr" ] && break
+    sleep 0.1
+done
+[ -n "$addr" ] || { echo "server did not start"; cat "$work/serve.err"; exit 1; }
+echo "server: pid $pid at $addr"
+rss() { awk '/^VmRSS|^VmHWM/ {printf "%s %s %s  ", $1, $2, $3}' "/proc/$pid/status"; echo; }
+echo "memory before load: $(rss)"
+for run in "1000 1000" "1000 1000" "10000 64"; do
+    set -- $run
+    echo "requests $1, concurrency $2:"
+    timeout 120 "$load" --addr "$addr" --db "$work/db" --requests "$1" --concurrency "$2"
+done
+echo "memory after load: $(rss)"
+kill -INT "$pid"
+wait "$pid"
+pid=""
+echo "server stopped cleanly on SIGINT"

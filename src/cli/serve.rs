@@ -1,0 +1,27 @@
+//! `serve`: the web explorer over finished databases (the server lives in [`bawo::serve`]).
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use bawo::error::Result;
+use bawo::serve::{serve, ServeConfig, DEFAULT_ADDR};
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Database directory to serve (repeat for several); requests name it by its last
+    /// path component.
+    #[arg(long, required = true)]
+    pub db: Vec<PathBuf>,
+    /// Address to listen on. Anything but a loopback address lets other machines read the
+    /// databases.
+    #[arg(long, default_value = DEFAULT_ADDR)]
+    pub addr: String,
+}
+
+pub fn run(a: ServeArgs) -> Result<()> {
+    serve(ServeConfig {
+        addr: ServeConfig::parse_addr(&a.addr)?,
+        dbs: a.db,
+    })
+}

@@ -1,0 +1,188 @@
+//! `bawo serve`: a read-only web explorer over one or more finished databases.
+//!
+//! | module      | job                                                                |
+//! |-------------|--------------------------------------------------------------------|
+//! | [`served`]  | the databases being served, by name, with their cached statistics  |
+//! | [`params`]  | query strings turned into positions, with 400 errors for bad input |
+//! | [`shapes`]  | the JSON objects the API returns (the shapes of the commands' `--json`) |
+//! | [`line`](mod@line) | the perfect-play line: the winner hurries, the loser delays        |
+//! | [`routes`]  | the router: API handlers, the embedded page, 404s, size limits     |
+//! | [`page`]    | the page's files, compiled into the binary                         |
+//!
+//! Nothing is read from disk but the databases named on the command line, and those only
+//! through [`crate::db::Database`]: a request names a database by its short name, never by
+//! path, so no request can reach another file. Probes run on tokio's blocking pool, capped at
+//! [`BLOCKING_THREADS`] threads so that a burst of requests cannot decode more blocks at once
+//! than that (memory stays bounded by the block cache plus those in-flight blocks).
+
+pub mod line;
+pub mod page;
+pub mod params;
+pub mod routes;
+pub mod served;
+pub mod shapes;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+pub use routes::router;
+pub use served::Served;
+
+/// The default address: this machine only.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
+/// Most threads probing databases at once.
+pub const BLOCKING_THREADS: usize = 16;
+
+/// What `bawo serve` was asked to serve, and where.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// Run directories (the `--out` of `bawo solve`).
+    pub dbs: Vec<PathBuf>,
+    /// Address to listen on; port 0 picks a free port.
+    pub addr: SocketAddr,
+}
+
+impl ServeConfig {
+    /// Parses `--addr` text, refusing anything that is not `IP:PORT` as a usage error.
+    pub fn parse_addr(text: &str) -> Result<SocketAddr> {
+        text.parse().map_err(|_| {
+            Error::Input(crate::game::InputError::new(format!(
+                "--addr '{text}' is not an address like 127.0.0.1:8080 or [::1]:8080"
+            )))
+        })
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
+        .max_blocking_threads(BLOCKING_THREADS)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start the server's threads: {e}")))
+}
+
+/// Most connections waiting to be accepted: a burst of a thousand clients is queued, not
+/// refused or left to retry a second later.
+const BACKLOG: u32 = 2048;
+
+/// Binds `addr` (a usage error, not a crash, when it is taken); call inside the runtime.
+fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
+    // The address stands where a path would in the message: "127.0.0.1:8080: Address in use".
+    let io = |e| Error::io(addr.to_string(), e);
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()
+    } else {
+        tokio::net::TcpSocket::new_v6()
+    }
+    .map_err(io)?;
+    socket.set_reuseaddr(true).map_err(io)?;
+    socket.bind(addr).map_err(io)?;
+    socket.listen(BACKLOG).map_err(io)
+}
+
+/// Opens the databases, listens on `config.addr`, prints the address and serves until Ctrl-C
+/// (then finishes the requests in flight and returns).
+pub fn serve(config: ServeConfig) -> Result<()> {
+    let served = Served::open(&config.dbs)?;
+    let rt = runtime()?;
+    let listener = {
+        let _inside = rt.enter();
+        bind(config.addr)?
+    };
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::Internal(format!("cannot read the bound address: {e}")))?;
+    if !addr.ip().is_loopback() {
+        eprintln!(
+            "bawo serve: listening on {addr}, which other machines may reach: anyone who can \
+             connect can read these databases (read-only; no password, no TLS)"
+        );
+    }
+    println!("bawo serve: http://{addr}/ ({})", served.names().join(", "));
+    rt.block_on(async move {
+        axum::serve(listener, router(served))
+            .with_graceful_shutdown(async {
+                // Without a signal handler there is nothing to wait for but the process's end.
+                if tokio::signal::ctrl_c().await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            })
+            .await
+            .map_err(|e| Error::Internal(format!("server stopped: {e}")))
+    })?;
+    eprintln!("bawo serve: stopped");
+    Ok(())
+}
+
+/// A server running on its own threads (tests, the load script); dropping it shuts it down.
+pub struct RunningServer {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<Result<()>>>,
+}
+
+impl RunningServer {
+    /// The address it listens on (with the port chosen when 0 was asked for).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://ADDR` with no trailing slash.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops accepting, finishes requests in flight and waits for the threads.
+    pub fn stop(mut self) -> Result<()> {
+        self.shutdown()
+    }
+
+    fn shutdown(&mut self) -> Result<()> {
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(Error::Internal("the server thread panicked".into())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+/// Opens the databases and serves them on a background thread until the returned handle is
+/// stopped or dropped.
+pub fn start(config: ServeConfig) -> Result<RunningServer> {
+    let served = Served::open(&config.dbs)?;
+    let rt = runtime()?;
+    let listener = {
+        let _inside = rt.enter();
+        bind(config.addr)?
+    };
+    let addr = listener
+        .local_addr()
+        .map_err(|e| Error::Internal(format!("cannot read the bound address: {e}")))?;
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::spawn(move || {
+        rt.block_on(async move {
+            axum::serve(listener, router(served))
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await
+                .map_err(|e| Error::Internal(format!("server stopped: {e}")))
+        })
+    });
+    Ok(RunningServer {
+        addr,
+        stop: Some(tx),
+        thread: Some(thread),
+    })
+}
