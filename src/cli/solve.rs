@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use bawo::db::solve;
 use bawo::error::Result;
 use bawo::progress::{human_bytes, Reporter};
 use bawo::solve::budget;
 use bawo::solve::request::SolveRequest;
-use bawo::db::solve;
 use bawo::solve::run::{SolveConfig, SolveReport, Summary};
 use bawo::with_game;
 
