@@ -165,3 +165,32 @@ fn parameters_a_game_does_not_take_are_refused() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn a_board_typed_in_rows_must_have_the_games_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    // Kigogo: 48 counts, but in rows of 11 and 13 (issue 10, item 3): refused, naming row 2.
+    let row = |n: usize| vec!["0"; n].join(",");
+    let skewed = [row(12), row(11), row(13), row(12)].join("/");
+    let out = bawo_in(
+        dir.path(),
+        &["moves", "--game", "kigogo", "--board", &skewed],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("row 2 has 11"),
+        "{}",
+        text(&out.stderr)
+    );
+    let even = [row(12), row(12), row(12), row(12)].join("/");
+    let out = bawo_in(dir.path(), &["moves", "--game", "kigogo", "--board", &even]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // Bawo n = 2 in rows of 2.
+    let out = bawo_in(
+        dir.path(),
+        &["moves", "--board", "0,0/2,2/2,2/0,0", "--json"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = bawo_in(dir.path(), &["moves", "--board", "0,0,2/2,2,2/0,0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}

@@ -69,7 +69,7 @@ pub struct PositionArgs {
     #[arg(long = "to-move", default_value = "A")]
     pub to_move: String,
     /// Use the game's opening position instead of --board.
-    #[arg(long, conflicts_with_all = ["board", "hands", "houses"])]
+    #[arg(long, conflicts_with_all = ["board", "hands", "houses", "to_move"])]
     pub start: bool,
     /// Seeds in hand, A's then B's: a,b (Bao only; default: empty hands).
     #[arg(long)]
@@ -122,10 +122,20 @@ pub fn usage(msg: impl Into<String>) -> Error {
     Error::Input(InputError::new(msg))
 }
 
+/// Most worker threads per core `--threads` accepts.
+const MAX_THREADS_PER_CORE: usize = 4;
+
 /// Runs `f` on a pool of `threads` workers (all cores when `None`).
 pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
     if threads == Some(0) {
         return Err(usage("--threads must be at least 1"));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(t) = threads.filter(|&t| t > MAX_THREADS_PER_CORE * cores) {
+        return Err(usage(format!(
+            "--threads {t} is more than {MAX_THREADS_PER_CORE} per core ({cores} cores here); \
+             more threads only slow a solve down"
+        )));
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))

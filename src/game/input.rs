@@ -29,10 +29,18 @@ impl PositionSpec {
 /// The largest number of seeds one pit may hold (pits are stored in a byte).
 pub const MAX_PIT: u32 = 255;
 
-/// Parses comma-separated counts (with `/` allowed between rows) into exactly `pits` values.
+/// Rows of every board here (all four-row games); `/` in a typed board separates them.
+pub const ROWS: usize = 4;
+
+/// Parses comma-separated counts into exactly `pits` values. When `/` appears, it must
+/// separate exactly [`ROWS`] rows of `pits / ROWS` counts each: a board typed in rows of the
+/// wrong length is refused, naming the row, rather than read as another position.
 pub fn parse_counts(text: &str, pits: usize, what: &str) -> Result<Vec<u8>, InputError> {
     if text.trim().is_empty() {
         return Err(InputError::new(format!("{what} is empty")));
+    }
+    if text.contains('/') {
+        check_rows(text, pits, what)?;
     }
     let words: Vec<&str> = text.split([',', '/']).map(str::trim).collect();
     if words.iter().any(|w| w.is_empty()) {
@@ -66,6 +74,28 @@ pub fn parse_counts(text: &str, pits: usize, what: &str) -> Result<Vec<u8>, Inpu
         .collect()
 }
 
+/// Refuses `/`-separated text unless it has [`ROWS`] rows of `pits / ROWS` counts.
+fn check_rows(text: &str, pits: usize, what: &str) -> Result<(), InputError> {
+    let rows: Vec<&str> = text.split('/').collect();
+    let per_row = pits / ROWS;
+    if rows.len() != ROWS {
+        return Err(InputError::new(format!(
+            "{what} has {} rows separated by '/', this game has {ROWS} rows of {per_row} pits",
+            rows.len()
+        )));
+    }
+    for (i, row) in rows.iter().enumerate() {
+        let counts = row.split(',').count();
+        if counts != per_row {
+            return Err(InputError::new(format!(
+                "{what}: row {} has {counts} pit counts, each row of this game has {per_row}",
+                i + 1
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,8 +103,12 @@ mod tests {
     #[test]
     fn counts_parse_with_row_separators() {
         assert_eq!(
-            parse_counts("1,2/3,4", 4, "board").unwrap(),
+            parse_counts("1/2/3/4", 4, "board").unwrap(),
             vec![1, 2, 3, 4]
+        );
+        assert_eq!(
+            parse_counts("1,2/3,4/5,6/7,8", 8, "board").unwrap(),
+            vec![1, 2, 3, 4, 5, 6, 7, 8]
         );
         assert_eq!(parse_counts(" 0, 0 ,2", 3, "board").unwrap(), vec![0, 0, 2]);
     }
@@ -87,5 +121,14 @@ mod tests {
         assert!(parse_counts("1,,3", 3, "board").is_err());
         assert!(parse_counts("1,256,3", 3, "board").is_err());
         assert!(parse_counts("", 3, "board").is_err());
+    }
+
+    #[test]
+    fn rows_must_have_the_games_shape() {
+        // Eight counts in rows of 1, 3, 2, 2: the right total, the wrong rows.
+        let err = parse_counts("1/2,3,4/5,6/7,8", 8, "board").unwrap_err();
+        assert!(err.0.contains("row 1 has 1"), "{err}");
+        assert!(parse_counts("1,2,3,4/5,6,7,8", 8, "board").is_err());
+        assert!(parse_counts("1,2/3,4/5,6/7,8/", 8, "board").is_err());
     }
 }

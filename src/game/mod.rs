@@ -280,9 +280,11 @@ pub fn find_labelled<P>(
         })
 }
 
-/// Splits `key=value,key=value` rule text, refusing words without `=`.
+/// Splits `key=value,key=value` rule text, refusing words without `=` and keys given twice
+/// (`kichwa=relay,kichwa=off` is a contradiction, not "the last one wins").
 pub fn rule_pairs(text: &str) -> Result<Vec<(&str, &str)>, InputError> {
-    text.split(',')
+    let pairs = text
+        .split(',')
         .map(str::trim)
         .filter(|w| !w.is_empty())
         .map(|w| {
@@ -290,5 +292,11 @@ pub fn rule_pairs(text: &str) -> Result<Vec<(&str, &str)>, InputError> {
                 .map(|(k, v)| (k.trim(), v.trim()))
                 .ok_or_else(|| InputError::new(format!("rule option '{w}' is not key=value")))
         })
-        .collect()
+        .collect::<Result<Vec<_>, _>>()?;
+    for (i, (k, _)) in pairs.iter().enumerate() {
+        if pairs[..i].iter().any(|(seen, _)| seen == k) {
+            return Err(InputError::new(format!("rule option {k} is given twice")));
+        }
+    }
+    Ok(pairs)
 }

@@ -47,6 +47,12 @@ pub fn parse_houses(text: &str) -> Result<[bool; 2], InputError> {
             )))
             }
         };
+        if houses[side.index()] {
+            return Err(InputError::new(format!(
+                "--houses '{text}' names {} twice",
+                side.letter()
+            )));
+        }
         houses[side.index()] = true;
     }
     Ok(houses)
@@ -112,7 +118,7 @@ mod tests {
         assert_eq!(parse_houses("A,B").unwrap(), [true, true]);
         assert_eq!(parse_houses("b").unwrap(), [false, true]);
         assert_eq!(parse_houses("none").unwrap(), [false, false]);
-        for bad in ["C", "A,,B", "", "AB"] {
+        for bad in ["C", "A,,B", "", "AB", "A,A", "b,B"] {
             assert!(parse_houses(bad).is_err(), "{bad}");
         }
     }
