@@ -113,6 +113,26 @@ fn database_works_without_raw_tables() {
 }
 
 #[test]
+fn a_sample_larger_than_the_database_checks_every_position_once() {
+    // Regression: `verify --sample 99999999999` allocated a list of that many picks (1.6 TB)
+    // and aborted.
+    let dir = tempfile::tempdir().unwrap();
+    solve_into(dir.path(), 2, 16, "", 8);
+    let db = Database::open(dir.path()).unwrap();
+    let total: u64 = db.manifest().tiers.iter().map(|r| r.counts.states).sum();
+    let report = verify(
+        &db,
+        &VerifyOptions {
+            sample: Some(99_999_999_999),
+            seed: 1,
+        },
+    )
+    .unwrap();
+    assert!(report.ok(), "{report:?}");
+    assert_eq!(report.checked, total);
+}
+
+#[test]
 fn verify_names_an_altered_position() {
     let dir = tempfile::tempdir().unwrap();
     let game = solve_into(dir.path(), 2, 16, "", 9);
@@ -159,8 +179,7 @@ fn verify_names_an_altered_position() {
     assert_eq!(first.stored, format!("{altered:?}"));
     assert_eq!(first.expected, format!("{old:?}"));
 
-    // A sample that includes the position finds it too; with every position sampled many
-    // times over, it is found (the seed is fixed).
+    // A sample as large as the database (or larger) checks every position, so it finds it too.
     let sampled = verify(
         &db,
         &VerifyOptions {

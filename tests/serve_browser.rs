@@ -73,7 +73,8 @@ async fn connect(port: u16) -> Client {
                      "--window-size=1280,900"]
         }),
     );
-    ClientBuilder::native()
+    // Plain HTTP to the local chromedriver: no TLS stack (and no system OpenSSL) needed.
+    ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
         .capabilities(caps)
         .connect(&format!("http://127.0.0.1:{port}"))
         .await

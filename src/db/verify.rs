@@ -37,7 +37,8 @@ pub const MAX_NAMED: usize = 10;
 /// What to check.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VerifyOptions {
-    /// Check this many random positions instead of all.
+    /// Check this many random positions instead of all (all of them when the database holds
+    /// no more).
     pub sample: Option<u64>,
     /// Seed of the sample.
     pub seed: u64,
@@ -151,9 +152,12 @@ pub fn verify(db: &Database, opts: &VerifyOptions) -> Result<VerifyReport> {
         report.bad_blocks.truncate(MAX_NAMED);
         return Ok(report);
     }
+    // A sample at least as large as the database is the whole database (and is never
+    // allocated as a list of picks).
+    let present: u64 = db.manifest().tiers.iter().map(|r| r.counts.states).sum();
     crate::with_game!(db.game(), g => match opts.sample {
-        None => full_pass(db, g, &mut report)?,
-        Some(k) => sample_pass(db, g, k, opts.seed, &mut report)?,
+        Some(k) if k < present => sample_pass(db, g, k, opts.seed, &mut report)?,
+        _ => full_pass(db, g, &mut report)?,
     });
     report.bad_positions.sort_by_key(|b| (b.tier, b.index));
     report.bad_positions.truncate(MAX_NAMED);

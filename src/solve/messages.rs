@@ -2,7 +2,6 @@
 //! spilled to files in the tier's work directory (an out-of-core level can produce more
 //! messages than the budget allows).
 
-use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
 
 use super::work::WorkFile;
@@ -52,7 +51,7 @@ impl Messages {
             // The first spill of a level starts the file afresh: a run killed in the middle
             // of a level leaves its spill files behind, and their messages must not be
             // replayed by the run that resumes it.
-            let mut f = OpenOptions::new()
+            let mut f = crate::store::open_no_follow()
                 .create(true)
                 .write(true)
                 .append(self.spilled[r].is_some())

@@ -147,9 +147,45 @@ fn discard_run(dir: &Path, m: &Manifest) -> Result<()> {
             std::fs::remove_dir_all(&c.work).map_err(|e| Error::io(&c.work, e))?;
         }
     }
+    // Of `work/`, only the tiers' folders this program names, and `work/` itself once empty:
+    // anything else found there is not ours to delete.
     let work = dir.join("work");
     if work.is_dir() {
-        std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        let entries = std::fs::read_dir(&work).map_err(|e| Error::io(&work, e))?;
+        for e in entries {
+            let e = e.map_err(|e| Error::io(&work, e))?;
+            let ours = is_tier_work_dir(&e.file_name().to_string_lossy());
+            if ours && e.file_type().is_ok_and(|t| t.is_dir()) {
+                std::fs::remove_dir_all(e.path()).map_err(|err| Error::io(e.path(), err))?;
+            }
+        }
+        let _ = std::fs::remove_dir(&work);
+    }
+    Ok(())
+}
+
+/// `tier-KKKK`: the name of a tier's work folder.
+fn is_tier_work_dir(name: &str) -> bool {
+    name.strip_prefix("tier-")
+        .is_some_and(|k| k.len() == 4 && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Refuses to make a run directory of a directory that holds something else: the solver
+/// later deletes what it created there, and must never mistake a user's files for its own.
+fn refuse_foreign_dir(out: &Path) -> Result<()> {
+    if !out.is_dir() || Manifest::path(out).exists() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
+    for e in entries {
+        let e = e.map_err(|e| Error::io(out, e))?;
+        // The lock of a run that stopped before writing its first manifest.
+        if e.file_name() != "lock" {
+            return Err(Error::Input(InputError::new(format!(
+                "{} is not empty and holds no bawo run; give --out a new or empty directory",
+                out.display()
+            ))));
+        }
     }
     Ok(())
 }
@@ -192,6 +228,9 @@ pub fn solve<G: Game>(
     let plan = plan_run(game, &tiers, cfg)?;
     let descriptor = game.descriptor();
     let fp = fingerprint(&descriptor);
+    if !cfg.resume {
+        refuse_foreign_dir(&cfg.out)?;
+    }
     std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
     let _lock = lock::acquire(&cfg.out)?;
 

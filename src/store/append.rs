@@ -11,7 +11,7 @@
 //! The tier solver holds its logs when a tier fits its budget in one range, so a tier that
 //! finishes between checkpoints never writes its edges and due lists at all.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -50,7 +50,7 @@ impl AppendLog {
     /// Creates (or empties) the log at `path`.
     pub fn create(path: &Path) -> Result<AppendLog> {
         // Read-write: held logs are read back through a map of the file.
-        let file = OpenOptions::new()
+        let file = super::open_no_follow()
             .read(true)
             .write(true)
             .create(true)
@@ -72,7 +72,7 @@ impl AppendLog {
     /// Reopens a log at its committed state: the prefix must match `c`, the rest is cut off.
     pub fn resume(path: &Path, c: Committed) -> Result<AppendLog> {
         let io = |e| Error::io(path, e);
-        let mut file = OpenOptions::new()
+        let mut file = super::open_no_follow()
             .read(true)
             .write(true)
             .open(path)

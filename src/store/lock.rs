@@ -1,7 +1,7 @@
 //! One solver per run directory: an advisory lock on `DIR/lock`, released by the kernel when
 //! the process ends however it ends (so a killed run never leaves a stale lock behind).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
@@ -14,7 +14,8 @@ pub struct RunLock {
 
 pub fn acquire(dir: &Path) -> Result<RunLock> {
     let path = dir.join("lock");
-    let mut file = OpenOptions::new()
+    // A symlink planted as the lock makes this fail instead of writing through it.
+    let mut file = super::open_no_follow()
         .create(true)
         .truncate(false)
         .write(true)
@@ -45,5 +46,18 @@ mod tests {
         assert!(super::acquire(dir.path()).is_err());
         drop(first);
         assert!(super::acquire(dir.path()).is_ok());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_planted_as_the_lock_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        std::os::unix::fs::symlink(&victim, run.join("lock")).unwrap();
+        assert!(super::acquire(&run).is_err());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     }
 }

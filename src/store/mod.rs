@@ -25,13 +25,13 @@ pub mod table;
 
 pub use checksum::Checksum;
 
-use std::fs::{self, File};
+use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use crate::error::{Error, Result};
 
-/// Writes a file so that it is either absent or complete: the bytes go to a temporary name in
+/// Writes a file so that it is either absent or complete: the bytes go to a temporary file in
 /// the same directory, are synced, and the file is renamed into place; the directory is synced
 /// so the rename survives a crash.
 pub fn write_atomic(
@@ -39,6 +39,46 @@ pub fn write_atomic(
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
     write_renamed(path, true, write)
+}
+
+/// A new temporary file next to `path`, created exclusively under an unpredictable name: a
+/// file or symlink planted in the directory is never opened, let alone written through. It is
+/// removed when dropped unless [`tempfile::NamedTempFile::persist`]ed; renaming it onto `path`
+/// replaces whatever `path` was (a symlink there included) without following it.
+pub fn temp_file_for(path: &Path) -> Result<tempfile::NamedTempFile> {
+    let dir = parent_dir(path);
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Internal(format!("no file name in {}", path.display())))?;
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let mut b = tempfile::Builder::new();
+    b.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // As `File::create` would: readable by others unless the umask says otherwise.
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    b.tempfile_in(dir).map_err(|e| Error::io(path, e))
+}
+
+/// Options that open an existing file without following a symlink in its place (a planted
+/// symlink makes the open fail instead of redirecting the write).
+pub fn open_no_follow() -> OpenOptions {
+    let mut o = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NOFOLLOW);
+    }
+    o
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
 }
 
 /// Like [`write_atomic`] but syncing only when `sync` is set, for work files that a later
@@ -49,29 +89,24 @@ pub fn write_renamed(
     sync: bool,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Internal(format!("no file name in {}", path.display())))?;
-    let tmp = dir.join(format!(".{}.tmp", name.to_string_lossy()));
-    let io = |e| Error::io(&tmp, e);
-    let file = File::create(&tmp).map_err(io)?;
+    let tmp = temp_file_for(path)?;
+    let io = |e| Error::io(path, e);
     let mut w = CountingWriter {
-        inner: BufWriter::with_capacity(1 << 20, file),
+        inner: BufWriter::with_capacity(1 << 20, tmp.as_file()),
         bytes: 0,
     };
     write(&mut w).map_err(io)?;
     w.inner.flush().map_err(io)?;
-    let file = w.inner.into_inner().map_err(|e| io(e.into_error()))?;
+    let bytes = w.bytes;
+    drop(w);
     if sync {
-        file.sync_all().map_err(io)?;
+        tmp.as_file().sync_all().map_err(io)?;
     }
-    drop(file);
-    fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     if sync {
-        sync_dir(dir)?;
+        sync_dir(parent_dir(path))?;
     }
-    Ok(w.bytes)
+    Ok(bytes)
 }
 
 /// Makes a rename in `dir` durable.
@@ -107,4 +142,38 @@ impl<W: Write> Write for CountingWriter<W> {
 /// 64-bit fingerprint of a game descriptor, recorded in every file of a run.
 pub fn fingerprint(descriptor: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(descriptor.as_bytes())
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn atomic_writes_never_follow_planted_symlinks() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        // Regression: the temporary name was predictable (`.NAME.tmp`) and opened following
+        // symlinks, so a planted link redirected the write, and the final file became the link.
+        symlink(&victim, run.join(".manifest.json.tmp")).unwrap();
+        // A symlink at the final name is replaced, not written through.
+        symlink(&victim, run.join("tier-0001.bdb")).unwrap();
+        for name in ["manifest.json", "tier-0001.bdb"] {
+            let path = run.join(name);
+            super::write_atomic(&path, |w| w.write_all(b"new")).unwrap();
+            assert!(!std::fs::symlink_metadata(&path).unwrap().is_symlink());
+            assert_eq!(std::fs::read(&path).unwrap(), b"new");
+        }
+        super::table::write_table_streaming(&run.join("t.tbl"), 0, 1, 0, |put| put(&[7])).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        // No temporary file is left behind.
+        let left: Vec<_> = std::fs::read_dir(&run)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp") && n != ".manifest.json.tmp")
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 }

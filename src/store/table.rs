@@ -14,7 +14,6 @@
 //! | 40     | 24   | zero                                    |
 //! | 64     | 2·N  | one [`crate::value::Entry`] per position |
 
-use std::fs::File;
 use std::io::Write;
 use std::path::Path;
 
@@ -99,14 +98,9 @@ pub fn write_table_streaming(
 ) -> Result<(TableHeader, u64)> {
     use std::io::{Seek, SeekFrom};
     let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp",
-        path.file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default()
-    ));
-    let io = |e| Error::io(&tmp, e);
-    let file = File::create(&tmp).map_err(io)?;
+    let mut tmp = super::temp_file_for(path)?;
+    let io = |e| Error::io(path, e);
+    let file = tmp.as_file_mut();
     let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
     w.write_all(&[0u8; HEADER]).map_err(io)?;
     let mut hasher = Hasher::new();
@@ -115,8 +109,8 @@ pub fn write_table_streaming(
         let bytes = u16_bytes(piece);
         hasher.update(bytes);
         count += piece.len() as u64;
-        super::fault::check_write(bytes.len(), &tmp)?;
-        w.write_all(bytes).map_err(|e| Error::io(&tmp, e))
+        super::fault::check_write(bytes.len(), path)?;
+        w.write_all(bytes).map_err(|e| Error::io(path, e))
     })?;
     if count != states {
         return Err(Error::Internal(format!(
@@ -129,13 +123,16 @@ pub fn write_table_streaming(
         fingerprint,
         checksum: hasher.finish(),
     };
-    let mut file = w.into_inner().map_err(|e| io(e.into_error()))?;
+    let file = w.into_inner().map_err(|e| io(e.into_error()))?;
     file.seek(SeekFrom::Start(0)).map_err(io)?;
     file.write_all(&encode_header(&header)).map_err(io)?;
     file.sync_all().map_err(io)?;
-    drop(file);
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
-    super::sync_dir(dir)?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    super::sync_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    })?;
     Ok((header, HEADER as u64 + 2 * states))
 }
 
