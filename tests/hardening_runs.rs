@@ -138,7 +138,7 @@ fn an_unfinished_run_says_which_tiers_are_finished() {
     let finished = "tiers 0-4 of 0-10 are finished";
 
     // Regression: "the board holds 10 seeds; the database covers at most 10".
-    let mut board = vec!["0"; 8];
+    let mut board = ["0"; 8];
     board[0] = "10";
     let board = board.join(",");
     let q = ["query", "--db", &db, "--board", &board, "--to-move", "A"];
