@@ -4,6 +4,7 @@
 //! indicatif draws only when standard error is a terminal. A log line per finished tier goes
 //! to standard error unless the reporter is quiet.
 
+use std::io::Write;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -133,6 +134,17 @@ impl TierProgress for Reporter {
 }
 
 impl RunProgress for Reporter {
+    /// Printed even with --quiet: it tells of work discarded or redone.
+    fn notice(&self, line: &str) {
+        let print = || {
+            let _ = writeln!(std::io::stderr(), "bawo: {line}");
+        };
+        match self.bar.lock().expect("progress lock").as_ref() {
+            Some(bar) if !bar.is_hidden() => bar.suspend(print),
+            _ => print(),
+        }
+    }
+
     fn tier_started(&self, tier: u32, _seeds: u32, states: u64) {
         *self.tier.lock().expect("progress lock") = (tier, states);
     }

@@ -717,20 +717,18 @@ fn damaged_checkpoints_are_refused_in_every_phase() {
 }
 
 #[test]
-fn a_missing_work_directory_is_refused() {
+fn a_missing_work_directory_redoes_only_its_tier() {
     let inst = N2_RANGES;
     let root = scratch();
     let (_, dir) = mid_phase_runs(inst, root.path()).pop().unwrap();
     let c = checkpoint_of(&dir).unwrap();
     std::fs::remove_dir_all(&c.work).unwrap();
+    // The tier in progress is solved again; the finished tiers are kept.
     let out = bawo(&inst.resume(&dir));
-    assert_fails(&out, 1, "--force", "work directory removed");
-    // --force starts over.
+    assert_ok(&out, "resume after the work directory was removed");
+    assert!(text(&out.stderr).contains("finished tiers are kept"));
     let clean = solve_clean(inst, root.path());
-    let mut force = inst.solve(&dir);
-    force.push("--force".into());
-    assert_ok(&bawo(&force), "--force");
-    assert_same_solve(&clean, &dir, "--force after a lost work directory");
+    assert_same_solve(&clean, &dir, "resume after a lost work directory");
 }
 
 // ---------------------------------------------------------------------------------------------

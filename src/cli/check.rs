@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::Args;
 
-use bawo::db::{self, Database};
+use bawo::db::{self, coverage::unfinished_note, Database};
 use bawo::error::{Error, Result};
 use bawo::progress::human_bytes;
 
@@ -28,6 +28,10 @@ pub struct VerifyArgs {
     pub threads: Option<usize>,
     #[arg(long)]
     pub json: bool,
+    /// Check only the finished tiers of an unfinished run (without it, an unfinished run
+    /// fails verification).
+    #[arg(long)]
+    pub partial: bool,
 }
 
 #[derive(Args, Debug)]
@@ -45,6 +49,12 @@ pub struct StatsArgs {
 
 pub fn run_verify(a: VerifyArgs) -> Result<()> {
     let db = Database::open(&a.db)?;
+    if let Some(note) = unfinished_note(&db).filter(|_| !a.partial) {
+        return Err(Error::Missing(format!(
+            "{note}; pass --partial to verify the finished tiers only"
+        )));
+    }
+    super::open::warn_if_unfinished(&db);
     let opts = db::verify::VerifyOptions {
         sample: a.sample,
         seed: a.seed,
@@ -115,6 +125,7 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
         db::plot::PlotKind::of(p)?;
     }
     let db = Database::open(&a.db)?;
+    super::open::warn_if_unfinished(&db);
     let s = db::stats::stats(&db)?;
     if let Some(p) = &a.plot {
         db::plot::plot(&s, p)?;
@@ -124,6 +135,9 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
         return Ok(());
     }
     println!("{}", s.game);
+    if let Some(note) = unfinished_note(&db) {
+        println!("{note}");
+    }
     println!("{}  positions at depth 0, 1, 2, ...", table::header());
     for t in &s.tiers {
         let depths: Vec<String> = (0..t.win_depths.len().max(t.loss_depths.len()))

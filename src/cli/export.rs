@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use bawo::db::{self, Database};
+use bawo::db::{self, coverage::unfinished_note, Database};
 use bawo::error::{Error, Result};
 
 use super::args::usage;
@@ -29,6 +29,14 @@ pub fn run(a: ExportArgs) -> Result<()> {
     db::export::ExportFormat::parse(&a.format)?;
     let db = Database::open(&a.db)?;
     if db.manifest().record(a.tier).is_none() {
+        if let Some(note) =
+            unfinished_note(&db).filter(|_| db.finishing().planned.contains(&a.tier))
+        {
+            return Err(usage(format!(
+                "--tier {}: {note}; tier {} is not",
+                a.tier, a.tier
+            )));
+        }
         return Err(usage(format!(
             "--tier {}: the database at {} holds tiers {}",
             a.tier,
@@ -41,6 +49,7 @@ pub fn run(a: ExportArgs) -> Result<()> {
                 .join(",")
         )));
     }
+    super::open::warn_if_unfinished(&db);
     match &a.out {
         Some(path) => {
             let mut rows = 0;

@@ -18,6 +18,7 @@ mod args;
 mod check;
 mod dev;
 mod export;
+mod open;
 mod play;
 mod query;
 mod reach;

@@ -67,6 +67,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
             p
         };
         ensure_covered(&db, g, &start, &a.db)?;
+        super::open::warn_if_unfinished(&db);
         let human = match &a.human {
             Some(s) => Side::parse(s)?,
             None => g.side_to_move(&start),

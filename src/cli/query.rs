@@ -38,6 +38,7 @@ pub fn run_query(a: QueryArgs) -> Result<()> {
     with_game!(db.game(), g => {
         let pos = a.position.position(g)?;
         ensure_covered(&db, g, &pos, &a.db)?;
+        super::open::warn_if_unfinished(&db);
         let ans = db::query(&db, g, &pos)?;
         if a.json {
             print_json(&ans);

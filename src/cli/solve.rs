@@ -70,7 +70,13 @@ pub fn run(a: SolveArgs) -> Result<()> {
     };
     let target = request.resolve()?;
     let budget = match &a.mem {
-        Some(m) => budget::parse_size(m)?,
+        Some(m) => {
+            let b = budget::parse_size(m)?;
+            if std::env::var_os(budget::ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
+                budget::check_within_physical(b, budget::physical_memory())?;
+            }
+            b
+        }
         None => budget::default_budget(),
     };
     if let Some(b) = a.range_bits {

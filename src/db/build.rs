@@ -45,6 +45,25 @@ impl TierSink for Compressor {
         }
         Ok(())
     }
+
+    fn restore(
+        &self,
+        dir: &Path,
+        tier: Tier,
+        states: u64,
+        fingerprint: u64,
+        file: &FileRecord,
+        put: &mut dyn FnMut(&[u16]) -> Result<()>,
+    ) -> Result<()> {
+        let bdb = BdbFile::open(&dir.join(&file.file), tier, states, fingerprint)?;
+        let mut buf = Vec::new();
+        for b in 0..bdb.blocks() {
+            buf.clear();
+            bdb.decode_block(b)?.entries_into(bdb.symbols(), &mut buf);
+            put(&buf)?;
+        }
+        Ok(())
+    }
 }
 
 /// Solves every tier of `cfg.seeds` into the run directory `cfg.out` and compresses each

@@ -39,6 +39,12 @@ pub struct Stats {
     pub win_depths: Vec<u64>,
     pub loss_depths: Vec<u64>,
     pub tiers: Vec<TierStats>,
+    /// Every tier of the run's seed budget is finished (false for a run stopped part-way).
+    pub complete: bool,
+    /// The tiers with a finished table (those `tiers` describes).
+    pub finished_tiers: Vec<u32>,
+    /// Every tier of the run's seed budget, finished or not.
+    pub planned_tiers: Vec<u32>,
     /// Bytes of the tier files read (`.bdb`, or raw tables where there are none).
     pub file_bytes: u64,
 }
@@ -100,8 +106,12 @@ fn merge(mut a: TierStats, b: TierStats) -> TierStats {
 
 /// Reads every tier (blocks decoded in parallel) and counts.
 pub fn stats(db: &Database) -> Result<Stats> {
+    let finishing = db.finishing();
     let mut out = Stats {
         game: db.manifest().game.clone(),
+        complete: finishing.complete,
+        finished_tiers: finishing.finished,
+        planned_tiers: finishing.planned,
         ..Default::default()
     };
     for record in &db.manifest().tiers {

@@ -54,6 +54,25 @@ pub fn physical_memory() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Set (to anything) to allow a `--mem` above physical memory: for tests of plans larger
+/// than the machine that runs them.
+pub const ALLOW_ABOVE_PHYSICAL_ENV: &str = "BAWO_ALLOW_MEM_ABOVE_PHYSICAL";
+
+/// Refuses a budget above `physical` bytes of memory: a plan for memory the machine lacks
+/// would swap or be killed hours into a solve, rather than be refused at the start.
+pub fn check_within_physical(budget: u64, physical: Option<u64>) -> Result<(), InputError> {
+    match physical {
+        Some(p) if budget > p => Err(InputError::new(format!(
+            "--mem {} is more than this machine's physical memory ({}); give at most {} \
+             (or set {ALLOW_ABOVE_PHYSICAL_ENV}=1 to plan for it anyway)",
+            crate::progress::human_bytes(budget),
+            crate::progress::human_bytes(p),
+            crate::progress::human_bytes(p),
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The default budget: half of physical memory (4 GiB when it cannot be read).
 pub fn default_budget() -> u64 {
     physical_memory().map_or(4 << 30, |m| m / 2)
@@ -257,6 +276,15 @@ pub fn compression_bytes(states: u64, threads: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_above_physical_memory_is_refused() {
+        let gb = 1u64 << 30;
+        let e = check_within_physical(1 << 40, Some(24 * gb)).unwrap_err();
+        assert!(e.0.contains("physical memory (25.8 GB)"), "{e}");
+        assert!(check_within_physical(24 * gb, Some(24 * gb)).is_ok());
+        assert!(check_within_physical(1 << 40, None).is_ok());
+    }
 
     #[test]
     fn sizes_parse() {

@@ -17,6 +17,7 @@ use super::counts::{TierCounts, TierTimings};
 use super::pass::estimate_in_tier_degree;
 use super::tables::{TableData, Tables};
 use super::tier::{solve_tier, Lower, TierOptions, TierProgress, TierTask};
+use super::work::remove_work_dir;
 use crate::error::{Error, Result};
 use crate::game::{Game, InputError, Tier};
 use crate::store::manifest::{table_file, FileRecord};
@@ -44,6 +45,18 @@ pub trait TierSink: Sync {
         states: u64,
         fingerprint: u64,
         file: &FileRecord,
+    ) -> Result<()>;
+
+    /// Decodes a file this sink made back into the tier's entries, handed to `put` in index
+    /// order (in pieces), for a run directory that holds no raw table of the tier.
+    fn restore(
+        &self,
+        dir: &Path,
+        tier: Tier,
+        states: u64,
+        fingerprint: u64,
+        file: &FileRecord,
+        put: &mut dyn FnMut(&[u16]) -> Result<()>,
     ) -> Result<()>;
 }
 
@@ -127,28 +140,51 @@ pub struct SolveReport {
 pub trait RunProgress: TierProgress {
     fn tier_started(&self, _tier: u32, _seeds: u32, _states: u64) {}
     fn tier_finished(&self, _counts: &TierCounts, _elapsed: Duration, _bytes: u64) {}
+    /// Something the user should know that does not stop the run (a discarded checkpoint).
+    fn notice(&self, _line: &str) {}
 }
 
 impl RunProgress for super::tier::Silent {}
 
-/// Removes what an earlier solve left in `dir` (only files this program writes).
+/// Removes what an earlier solve left in `dir`: the files its manifest names, and in the work
+/// folders only the solver's own files (a folder that holds anything else stays).
 fn discard_run(dir: &Path, m: &Manifest) -> Result<()> {
     for r in &m.tiers {
         let files = std::iter::once(&r.file).chain(r.bdb.as_ref().map(|b| &b.file));
         for f in files {
-            let p = dir.join(f);
-            if p.exists() {
-                std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
-            }
+            remove_file_if_present(&dir.join(f))?;
         }
     }
     if let Some(c) = &m.current {
-        if c.work.is_dir() {
-            std::fs::remove_dir_all(&c.work).map_err(|e| Error::io(&c.work, e))?;
+        remove_work_dir(&c.work)?;
+    }
+    discard_work_folders(dir)
+}
+
+/// Removes what a run whose manifest cannot be read left in `dir`: the manifest, and the
+/// files and work folders named as only the solver names them (`tier-KKKK.tbl`,
+/// `tier-KKKK.bdb`, `work/tier-KKKK/`). A damaged manifest is this program's own file in a
+/// directory that holds its files; discarding it is what `--force` is for.
+fn discard_unreadable_run(dir: &Path) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    for e in entries {
+        let e = e.map_err(|e| Error::io(dir, e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = name
+            .strip_suffix(".tbl")
+            .or_else(|| name.strip_suffix(".bdb"))
+            .is_some_and(is_tier_work_dir);
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            remove_file_if_present(&e.path())?;
         }
     }
-    // Of `work/`, only the tiers' folders this program names, and `work/` itself once empty:
-    // anything else found there is not ours to delete.
+    discard_work_folders(dir)?;
+    remove_file_if_present(&Manifest::path(dir))
+}
+
+/// Of `dir/work/`, only the tiers' folders this program names (and of those only its own
+/// files), and `work/` itself once empty: anything else found there is not ours to delete.
+fn discard_work_folders(dir: &Path) -> Result<()> {
     let work = dir.join("work");
     if work.is_dir() {
         let entries = std::fs::read_dir(&work).map_err(|e| Error::io(&work, e))?;
@@ -156,12 +192,26 @@ fn discard_run(dir: &Path, m: &Manifest) -> Result<()> {
             let e = e.map_err(|e| Error::io(&work, e))?;
             let ours = is_tier_work_dir(&e.file_name().to_string_lossy());
             if ours && e.file_type().is_ok_and(|t| t.is_dir()) {
-                std::fs::remove_dir_all(e.path()).map_err(|err| Error::io(e.path(), err))?;
+                remove_work_dir(&e.path())?;
             }
         }
         let _ = std::fs::remove_dir(&work);
     }
     Ok(())
+}
+
+/// Whether the manifest that failed to load is this program's (damaged, or of an older
+/// layout) rather than some other tool's `manifest.json`: only then may `--force` discard it.
+fn manifest_looks_like_ours(dir: &Path) -> bool {
+    std::fs::read_to_string(Manifest::path(dir))
+        .is_ok_and(|t| t.contains("\"fingerprint\"") && t.contains("\"game\""))
+}
+
+fn remove_file_if_present(p: &Path) -> Result<()> {
+    match std::fs::remove_file(p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(p, e)),
+        _ => Ok(()),
+    }
 }
 
 /// `tier-KKKK`: the name of a tier's work folder.
@@ -234,7 +284,20 @@ pub fn solve<G: Game>(
     std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
     let _lock = lock::acquire(&cfg.out)?;
 
-    let mut manifest = match Manifest::load(&cfg.out)? {
+    let loaded = match Manifest::load(&cfg.out) {
+        Err(e @ (Error::Corrupt { .. } | Error::Mismatch(_)))
+            if cfg.force && manifest_looks_like_ours(&cfg.out) =>
+        {
+            progress.notice(&format!(
+                "discarding the run in {} ({e}); solving again",
+                cfg.out.display()
+            ));
+            discard_unreadable_run(&cfg.out)?;
+            None
+        }
+        r => r?,
+    };
+    let mut manifest = match loaded {
         None if cfg.resume => {
             return Err(Error::Missing(format!(
                 "nothing to resume: {} holds no run",
@@ -333,19 +396,23 @@ pub fn solve<G: Game>(
             continue;
         }
         let path = cfg.out.join(&rec.file);
+        if let Some(b) = &rec.bdb {
+            sink.check(&cfg.out, rec.tier, rec.counts.states, fp, b)?;
+            // A shipped database holds only the compressed files: the raw table the solver
+            // looks lower tiers up in is decoded from them again.
+            if std::fs::symlink_metadata(&path).is_err() {
+                table::write_table_streaming(&path, rec.tier, rec.counts.states, fp, |put| {
+                    sink.restore(&cfg.out, rec.tier, rec.counts.states, fp, b, put)
+                })?;
+            }
+        }
         let (header, data) = table::open_table(&path, rec.tier, rec.counts.states, fp, true)?;
         if header.checksum != rec.checksum {
             return Err(Error::corrupt(&path, "checksum differs from the manifest"));
         }
-        if let Some(b) = &rec.bdb {
-            sink.check(&cfg.out, rec.tier, rec.counts.states, fp, b)?;
-        }
         // A run killed between recording a finished tier and removing its work files left
         // them behind.
-        let work = opts.work_root.join(format!("tier-{:04}", rec.tier));
-        if work.is_dir() {
-            std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
-        }
+        remove_work_dir(&opts.work_root.join(format!("tier-{:04}", rec.tier)))?;
         lower_bytes += 2 * rec.counts.states;
         tables.insert(rec.tier, resident_if_it_fits(data, lower_bytes, &opts.plan));
         report.resumed_tiers += 1;
@@ -365,6 +432,19 @@ pub fn solve<G: Game>(
         let size = game.tier_size(tier)?;
         progress.tier_started(tier, game.tier_seeds(tier), size);
         let resume = ckpt.manifest.current.take().filter(|c| c.tier == tier);
+        // A checkpoint whose work folder vanished (a --tmp cleared by a reboot) costs only
+        // its own tier: the finished tiers below stay, and this tier starts again.
+        let resume = match resume {
+            Some(c) if !c.work.is_dir() => {
+                progress.notice(&format!(
+                    "the work files of tier {tier} ({}) are gone; solving tier {tier} again, \
+                     finished tiers are kept",
+                    c.work.display()
+                ));
+                None
+            }
+            r => r,
+        };
         // Where the tier's work files are: a checkpoint's own folder (which may lie under
         // another --tmp than this run's), or this run's.
         let work = match &resume {
@@ -399,9 +479,7 @@ pub fn solve<G: Game>(
             bdb: Some(bdb),
         });
         ckpt.save(None)?;
-        if work.is_dir() {
-            std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
-        }
+        remove_work_dir(&work)?;
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         tables.insert(
             tier,

@@ -181,9 +181,8 @@ impl<'g, G: Game> Job<'g, G> {
             .tier(tier)
             .ok_or_else(|| Error::Internal(format!("tier {tier} is not in the memory plan")))?;
         let work = opts.work_root.join(format!("tier-{tier:04}"));
-        if work.exists() {
-            std::fs::remove_dir_all(&work).map_err(|e| Error::io(&work, e))?;
-        }
+        // Left over from an earlier start of this tier: only the solver's own files go.
+        super::work::remove_work_dir(&work)?;
         std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, e))?;
         let work = std::fs::canonicalize(&work).map_err(|e| Error::io(&work, e))?;
         let ranges = states.div_ceil(1u64 << range_bits).max(1) as usize;

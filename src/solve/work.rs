@@ -13,9 +13,12 @@
 //! `due-L-R`); the successor pass's cell log of a range is its slot-a cell file.
 
 use std::fmt;
+use std::path::Path;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::{Error, Result};
 
 /// One of the two cell files of a range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +64,73 @@ impl WorkFile {
             WorkFile::Messages(r) => format!("msgs-{r}.tmp"),
         }
     }
+
+    /// The work file named `name`, if it is one: the inverse of [`WorkFile::name`].
+    pub fn parse(name: &str) -> Option<WorkFile> {
+        let (stem, ext) = name.rsplit_once('.')?;
+        let (kind, rest) = stem.split_once('-')?;
+        let n = || plain_number(rest).ok();
+        let file = match (kind, ext) {
+            ("cells", "a") => WorkFile::Cells {
+                range: n()?,
+                slot: Slot::A,
+            },
+            ("cells", "b") => WorkFile::Cells {
+                range: n()?,
+                slot: Slot::B,
+            },
+            ("edges", "log") => WorkFile::Edges(n()?),
+            ("preds", "bin") => WorkFile::Preds(n()?),
+            ("msgs", "tmp") => WorkFile::Messages(n()?),
+            ("due", "log") => match stem.parse::<LogName>().ok()? {
+                LogName::Due { level, range } => WorkFile::Due { level, range },
+                _ => return None,
+            },
+            _ => return None,
+        };
+        Some(file)
+    }
+}
+
+/// A file the solver writes in a tier's work folder: a [`WorkFile`], or the temporary file
+/// (`.NAME.XXXXXX.tmp`) one is written through before it is renamed.
+pub fn is_solver_file(name: &str) -> bool {
+    if WorkFile::parse(name).is_some() {
+        return true;
+    }
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .and_then(|n| n.rsplit_once('.'))
+        .is_some_and(|(file, _)| WorkFile::parse(file).is_some())
+}
+
+/// Removes a tier's work folder: the solver's files in it, then the folder once empty. A file
+/// of anyone else's found there (and so the folder holding it) is left in place.
+pub fn remove_work_dir(dir: &Path) -> Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    for e in entries {
+        let e = e.map_err(|e| Error::io(dir, e))?;
+        let ours = is_solver_file(&e.file_name().to_string_lossy());
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::remove_file(e.path()).map_err(|err| Error::io(e.path(), err))?;
+        }
+    }
+    // Fails on a folder still holding something not ours: that is what should happen.
+    let _ = std::fs::remove_dir(dir);
+    Ok(())
+}
+
+/// A plain decimal number: "+1" or "01" would name the same file twice.
+fn plain_number(t: &str) -> Result<usize, ()> {
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) || (t.len() > 1 && t.starts_with('0'))
+    {
+        return Err(());
+    }
+    t.parse().map_err(|_| ())
 }
 
 /// An append-only work file as the checkpoint names it.
@@ -105,16 +175,7 @@ impl FromStr for LogName {
     fn from_str(s: &str) -> Result<LogName, String> {
         let bad = || format!("unexpected log name '{s}'");
         let (kind, rest) = s.split_once('-').ok_or_else(bad)?;
-        let number = |t: &str| -> Result<usize, String> {
-            // Only plain decimal numbers: "+1" or "01" would name the same log twice.
-            if t.is_empty()
-                || !t.bytes().all(|b| b.is_ascii_digit())
-                || (t.len() > 1 && t.starts_with('0'))
-            {
-                return Err(bad());
-            }
-            t.parse().map_err(|_| bad())
-        };
+        let number = |t: &str| plain_number(t).map_err(|_| bad());
         match kind {
             "cells" => Ok(LogName::Cells(number(rest)?)),
             "edges" => Ok(LogName::Edges(number(rest)?)),
@@ -174,5 +235,51 @@ mod tests {
             LogName::Due { level: 2, range: 5 }.file().name(),
             "due-2-5.log"
         );
+    }
+
+    #[test]
+    fn work_file_names_parse_back_and_nothing_else_is_ours() {
+        for f in [
+            WorkFile::Cells {
+                range: 3,
+                slot: Slot::A,
+            },
+            WorkFile::Cells {
+                range: 0,
+                slot: Slot::B,
+            },
+            WorkFile::Edges(7),
+            WorkFile::Due { level: 2, range: 1 },
+            WorkFile::Preds(10),
+            WorkFile::Messages(4),
+        ] {
+            assert_eq!(WorkFile::parse(&f.name()), Some(f));
+            assert!(is_solver_file(&f.name()));
+            assert!(is_solver_file(&format!(".{}.Ab12xZ.tmp", f.name())));
+        }
+        for other in [
+            "notes.txt",
+            "cells-1.c",
+            "edges-01.log",
+            ".notes.txt.abc.tmp",
+            "preds-x.bin",
+        ] {
+            assert!(!is_solver_file(other), "{other}");
+        }
+    }
+
+    #[test]
+    fn removing_a_work_dir_keeps_what_is_not_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path().join("tier-0003");
+        std::fs::create_dir(&w).unwrap();
+        std::fs::write(w.join("edges-0.log"), b"x").unwrap();
+        std::fs::write(w.join("notes.txt"), b"mine").unwrap();
+        remove_work_dir(&w).unwrap();
+        assert!(!w.join("edges-0.log").exists());
+        assert_eq!(std::fs::read(w.join("notes.txt")).unwrap(), b"mine");
+        std::fs::remove_file(w.join("notes.txt")).unwrap();
+        remove_work_dir(&w).unwrap();
+        assert!(!w.exists());
     }
 }
