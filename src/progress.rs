@@ -63,9 +63,15 @@ impl Reporter {
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::hidden());
         bar.set_style(
             ProgressStyle::with_template(
-                "{msg:28} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}",
+                "{msg:28} [{bar:30}] {human_pos}/{human_len} {rate} eta {eta}",
             )
             .expect("valid template")
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = w.write_str(&human_rate(s.per_sec()));
+                },
+            )
             .progress_chars("=> "),
         );
         bar.set_message(message);
@@ -104,8 +110,8 @@ impl Reporter {
         }
         let guard = self.bar.lock().expect("progress lock");
         match guard.as_ref() {
-            Some(bar) if !bar.is_hidden() => bar.suspend(|| eprintln!("{line}")),
-            _ => eprintln!("{line}"),
+            Some(bar) if !bar.is_hidden() => bar.suspend(|| note(format_args!("{line}"))),
+            _ => note(format_args!("{line}")),
         }
     }
 }
@@ -178,5 +184,42 @@ pub fn human_bytes(b: u64) -> String {
         format!("{b} B")
     } else {
         format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+/// `2.35 M/s` style rates (indicatif's `{per_sec}` prints `2,348,672.121/s`).
+pub fn human_rate(per_sec: f64) -> String {
+    const UNITS: [&str; 4] = ["", " k", " M", " G"];
+    let mut v = per_sec.max(0.0);
+    let mut u = 0;
+    while v >= 1000.0 && u < UNITS.len() - 1 {
+        v /= 1000.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{v:.0}/s")
+    } else {
+        format!("{v:.2}{}/s", UNITS[u])
+    }
+}
+
+/// Writes one line to standard error, ignoring a failed write: a log line (or a warning)
+/// that cannot be shown, because standard error is closed or full, is never worth stopping a
+/// solve for, and `eprintln!` would panic.
+pub fn note(line: std::fmt::Arguments) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_rate;
+
+    #[test]
+    fn rates_are_short() {
+        assert_eq!(human_rate(2_348_672.121), "2.35 M/s");
+        assert_eq!(human_rate(12_500.0), "12.50 k/s");
+        assert_eq!(human_rate(999.4), "999/s");
+        assert_eq!(human_rate(3.2e9), "3.20 G/s");
     }
 }

@@ -1,10 +1,9 @@
 //! Flags several commands share, and the helpers they use to act on them.
 
-use std::io::Write;
-
 use clap::Args;
 
 use bawo::error::{Error, InputError, Result};
+pub use bawo::game::input::short;
 use bawo::game::{AnyGame, Game, GameParams, MoveOutcome, PositionSpec, Side};
 
 /// The game and its parameters. The command line interprets none of them: they are handed
@@ -144,9 +143,10 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
     Ok(pool.install(f))
 }
 
-/// Prints `value` as one line of JSON on standard output.
+/// Prints `value` as one line of JSON on standard output (a closed pipe ends quietly).
 pub fn print_json<T: serde::Serialize>(value: &T) {
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, value).expect("stdout");
-    writeln!(out).expect("stdout");
+    match serde_json::to_string(value) {
+        Ok(line) => outln!("{line}"),
+        Err(e) => errln!("bawo: internal error: cannot encode JSON: {e}"),
+    }
 }

@@ -61,11 +61,14 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
     };
     let start = Instant::now();
     let report = with_threads(a.threads, || db::verify::verify(&db, &opts))??;
+    if !report.ok() {
+        super::out::fail_even_if_closed(1);
+    }
     if a.json {
         print_json(&report);
     } else {
-        println!("{}", db.manifest().game);
-        println!(
+        outln!("{}", db.manifest().game);
+        outln!(
             "{} files, {} blocks: {}",
             report.files,
             report.blocks,
@@ -76,10 +79,10 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
             }
         );
         for b in &report.bad_blocks {
-            println!("  damaged: {b}");
+            outln!("  damaged: {b}");
         }
         if report.bad_blocks.is_empty() {
-            println!(
+            outln!(
                 "{} positions recomputed from their successors in {:.2}s: {} disagree",
                 report.checked,
                 start.elapsed().as_secs_f64(),
@@ -88,7 +91,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         }
         for b in &report.bad_positions {
             let board: Vec<String> = b.board.iter().map(u32::to_string).collect();
-            println!(
+            outln!(
                 "  bad: --board {} --to-move {} (tier {}, index {}): stored {}, successors say {}",
                 board.join(","),
                 b.to_move,
@@ -134,11 +137,11 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
         print_json(&s);
         return Ok(());
     }
-    println!("{}", s.game);
+    outln!("{}", s.game);
     if let Some(note) = unfinished_note(&db) {
-        println!("{note}");
+        outln!("{note}");
     }
-    println!("{}  positions at depth 0, 1, 2, ...", table::header());
+    outln!("{}  positions at depth 0, 1, 2, ...", table::header());
     for t in &s.tiers {
         let depths: Vec<String> = (0..t.win_depths.len().max(t.loss_depths.len()))
             .map(|d| {
@@ -160,9 +163,9 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
             draw: t.draw,
             max_depth: t.max_depth,
         });
-        println!("{row}  {}", depths.join(" "));
+        outln!("{row}  {}", depths.join(" "));
     }
-    println!(
+    outln!(
         "{}",
         table::row(&table::Row {
             label: "all",
@@ -173,13 +176,13 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
             max_depth: s.max_depth,
         })
     );
-    println!(
+    outln!(
         "{} in tier files, {:.3} bits per position",
         human_bytes(s.file_bytes),
         s.file_bytes as f64 * 8.0 / s.states.max(1) as f64
     );
     if let Some(p) = &a.plot {
-        println!("plot written to {}", p.display());
+        outln!("plot written to {}", p.display());
     }
     Ok(())
 }

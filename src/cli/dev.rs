@@ -64,7 +64,7 @@ pub fn run_bench_pass(a: BenchPassArgs) -> Result<()> {
             states_per_second: rate,
         });
     } else {
-        println!(
+        outln!(
             "bare successor pass: {states} positions, {successors} successors in {secs:.2}s ({:.2} M positions/s)",
             rate / 1e6
         );
@@ -131,7 +131,7 @@ pub fn run_pack(a: PackArgs) -> Result<()> {
         r.bdb = Some(rec);
     }
     m2.save(&a.db)?;
-    println!(
+    outln!(
         "block {} level {}: {} positions, {} bytes, {:.3} bits/position, {:.2}s encoding",
         a.block,
         a.level,

@@ -69,7 +69,7 @@ pub fn run(a: ExportArgs) -> Result<()> {
                 }
             })
             .map_err(|e| failure.take().unwrap_or(e))?;
-            eprintln!("{rows} rows written to {}", path.display());
+            errln!("{rows} rows written to {}", path.display());
             Ok(())
         }
         None => {

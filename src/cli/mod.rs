@@ -13,6 +13,10 @@
 //! | [`export`] | `export`                                             |
 //! | [`serve`]  | `serve`                                              |
 //! | [`dev`]    | hidden developer commands: `pack`, `bench-pass`      |
+//! | [`out`]    | writing output: a closed pipe ends quietly, never a panic |
+
+#[macro_use]
+mod out;
 
 mod args;
 mod check;

@@ -9,7 +9,7 @@ use bawo::error::Result;
 use bawo::game::{Game, Side};
 use bawo::with_game;
 
-use super::args::PositionArgs;
+use super::args::{short, usage, PositionArgs};
 
 #[derive(Args, Debug)]
 pub struct PlayArgs {
@@ -35,6 +35,9 @@ pub struct PlayArgs {
     /// Show every legal move's value on your turns.
     #[arg(long)]
     pub hints: bool,
+    /// Play these moves from --board or --start before the game begins, comma-separated.
+    #[arg(long)]
+    pub after: Option<String>,
 }
 
 pub fn run(a: PlayArgs) -> Result<()> {
@@ -47,9 +50,13 @@ pub fn run(a: PlayArgs) -> Result<()> {
                 start: a.start,
                 hands: None,
                 houses: None,
-                after: None,
+                after: a.after.clone(),
             }
             .position(g)?
+        } else if a.after.is_some() {
+            return Err(usage(
+                "--after needs the position it starts from: give --board or --start",
+            ));
         } else {
             let seed = a.seed.unwrap_or_else(|| {
                 std::time::SystemTime::now()
@@ -59,7 +66,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
             });
             let p = db::play::default_position(&db, g, seed)?;
             let board: Vec<String> = g.board_counts(&p).iter().map(u32::to_string).collect();
-            println!(
+            outln!(
                 "start: --board {} --to-move {} (random position of the largest tier, --seed {seed})",
                 board.join(","),
                 g.side_to_move(&p).letter()
@@ -69,7 +76,8 @@ pub fn run(a: PlayArgs) -> Result<()> {
         ensure_covered(&db, g, &start, &a.db)?;
         super::open::warn_if_unfinished(&db);
         let human = match &a.human {
-            Some(s) => Side::parse(s)?,
+            Some(s) => Side::parse(s)
+                .map_err(|_| usage(format!("--as must be A or B, not '{}'", short(s))))?,
             None => g.side_to_move(&start),
         };
         let stdin = std::io::stdin();
@@ -77,12 +85,12 @@ pub fn run(a: PlayArgs) -> Result<()> {
         let mut out = std::io::stdout().lock();
         let (end, plies) = db::play::play(&db, g, start, human, a.hints, &mut input, &mut out)?;
         match end {
-            db::play::PlayEnd::Finished { loser } => println!(
+            db::play::PlayEnd::Finished { loser } => outln!(
                 "game over after {plies} plies: {} wins{}",
                 loser.other().letter(),
                 if loser == human { " (the engine)" } else { " (you)" }
             ),
-            db::play::PlayEnd::Quit => println!("quit after {plies} plies"),
+            db::play::PlayEnd::Quit => outln!("quit after {plies} plies"),
         }
         Ok(())
     })

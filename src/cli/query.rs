@@ -43,18 +43,18 @@ pub fn run_query(a: QueryArgs) -> Result<()> {
         if a.json {
             print_json(&ans);
         } else {
-            println!("{}", g.render(&pos));
+            outln!("{}", g.render(&pos));
             match ans.depth {
-                Some(d) => println!("{} for the side to move in {d} plies", ans.value),
-                None => println!("{} for the side to move", ans.value),
+                Some(d) => outln!("{} for the side to move in {d} plies", ans.value),
+                None => outln!("{} for the side to move", ans.value),
             }
             if ans.moves.is_empty() {
-                println!("no legal move");
+                outln!("no legal move");
             }
             for m in &ans.moves {
                 match m.depth {
-                    Some(d) => println!("  move {:>6}: {} in {d}", m.label, m.value),
-                    None => println!("  move {:>6}: {}", m.label, m.value),
+                    Some(d) => outln!("  move {:>6}: {} in {d}", m.label, m.value),
+                    None => outln!("  move {:>6}: {}", m.label, m.value),
                 }
             }
         }
@@ -120,23 +120,23 @@ pub fn run_moves(a: MovesArgs) -> Result<()> {
             print_json(&MovesJson { moves: list });
             return Ok(());
         }
-        println!("{}", g.render(&pos));
+        outln!("{}", g.render(&pos));
         if list.is_empty() {
-            println!("no legal move: {} loses", g.side_to_move(&pos).letter());
+            outln!("no legal move: {} loses", g.side_to_move(&pos).letter());
         }
         for m in &list {
             let board: Vec<String> = m.board.iter().map(u32::to_string).collect();
-            print!("  move {:>6} -> {}  {} to move", m.label, board.join(","), m.to_move);
+            out!("  move {:>6} -> {}  {} to move", m.label, board.join(","), m.to_move);
             if m.captured > 0 {
-                print!("  captured {}", m.captured);
+                out!("  captured {}", m.captured);
             }
             if m.discarded > 0 {
-                print!("  discarded {}", m.discarded);
+                out!("  discarded {}", m.discarded);
             }
             if m.mover_loses {
-                print!("  (loses at once)");
+                out!("  (loses at once)");
             }
-            println!();
+            outln!();
         }
         Ok(())
     })

@@ -31,12 +31,12 @@ pub fn run(a: ReachArgs) -> Result<()> {
             print_json(&r.summary);
         } else {
             let s = &r.summary;
-            println!("{}", g.descriptor());
-            println!("reachable positions: {}", s.states);
-            println!("from A's point of view: win {}  loss {}  draw {}", s.win, s.loss, s.draw);
+            outln!("{}", g.descriptor());
+            outln!("reachable positions: {}", s.states);
+            outln!("from A's point of view: win {}  loss {}  draw {}", s.win, s.loss, s.draw);
             match s.initial_depth {
-                Some(d) => println!("start: {} for A in {d} plies", s.initial),
-                None => println!("start: {} for A", s.initial),
+                Some(d) => outln!("start: {} for A in {d} plies", s.initial),
+                None => outln!("start: {} for A", s.initial),
             }
         }
         Ok(())

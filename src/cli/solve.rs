@@ -32,7 +32,7 @@ pub struct SolveArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// No progress bars or log lines.
+    /// Print only the result table: no progress bars, log lines or closing notes.
     #[arg(long, short)]
     pub quiet: bool,
     /// Discard whatever --out holds (finished or not) and solve again.
@@ -69,6 +69,10 @@ pub fn run(a: SolveArgs) -> Result<()> {
         resume: a.resume,
     };
     let target = request.resolve()?;
+    refuse_dangling_link(&target.out, "--out")?;
+    if let Some(tmp) = &a.tmp {
+        refuse_dangling_link(tmp, "--tmp")?;
+    }
     let budget = match &a.mem {
         Some(m) => {
             let b = budget::parse_size(m)?;
@@ -110,22 +114,23 @@ pub fn run(a: SolveArgs) -> Result<()> {
         print_json(&report.summary);
         return Ok(());
     }
-    if report.already_done {
-        eprintln!(
+    if report.already_done && !a.quiet {
+        errln!(
             "{} already holds this solve (use --force to solve again)",
             target.out.display()
         );
     }
     print_summary(&target.game.descriptor(), &report.summary);
-    if !report.already_done {
+    // --quiet: the result table and nothing else.
+    if !report.already_done && !a.quiet {
         let wall = report.wall.as_secs_f64();
-        println!(
+        outln!(
             "solved in {wall:.2}s ({:.2} M positions/s), {} written to {}",
             report.summary.states as f64 / wall / 1e6,
             human_bytes(report.bytes_written),
             target.out.display()
         );
-        println!(
+        outln!(
             "compressed database files: {:.2}s ({:.1}% of the solve)",
             report.compress.as_secs_f64(),
             100.0 * report.compress.as_secs_f64() / wall.max(1e-9)
@@ -134,10 +139,25 @@ pub fn run(a: SolveArgs) -> Result<()> {
     Ok(())
 }
 
+/// A directory flag naming a symlink to nothing cannot be created ("File exists"): say so.
+fn refuse_dangling_link(dir: &std::path::Path, flag: &str) -> Result<()> {
+    let is_link = std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink());
+    if is_link && !dir.exists() {
+        let to = std::fs::read_link(dir)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        return Err(usage(format!(
+            "{flag} {} is a symbolic link to {to}, which does not exist",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Each tier's phase timings, on standard error.
 fn print_timings(report: &SolveReport) {
     for (tier, t) in &report.timings {
-        eprintln!(
+        errln!(
             "tier {tier:>3}: successors {:.3}s  predecessors {:.3}s  attractor {:.3}s ({} levels)  finish {:.3}s  edges {}  ranges {}",
             t.successors.as_secs_f64(),
             t.predecessors.as_secs_f64(),
@@ -151,10 +171,10 @@ fn print_timings(report: &SolveReport) {
 }
 
 fn print_summary(descriptor: &str, s: &Summary) {
-    println!("{descriptor}");
-    println!("{}", table::header());
+    outln!("{descriptor}");
+    outln!("{}", table::header());
     for t in &s.tiers {
-        println!(
+        outln!(
             "{}",
             table::row(&table::Row {
                 label: &t.seeds.to_string(),
@@ -166,7 +186,7 @@ fn print_summary(descriptor: &str, s: &Summary) {
             })
         );
     }
-    println!(
+    outln!(
         "{}",
         table::row(&table::Row {
             label: "all",

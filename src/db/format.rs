@@ -35,6 +35,9 @@ pub use super::layout::{
     file_name, BlockRef, Header, HEADER, INDEX_ENTRY, MAGIC, TRAILER, VERSION,
 };
 
+/// The largest format version field read as a version rather than as damage.
+const MAX_PLAUSIBLE_VERSION: u32 = 255;
+
 /// An opened `.bdb` file over any bytes: a memory map ([`BdbFile::open`]) or a buffer
 /// ([`BdbFile::from_vec`]), the way `fst` lets either serve. Opening checks magic, version,
 /// fingerprint, tier, size and the header/index checksum; each block is checked against its
@@ -110,6 +113,13 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         let u32_at = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().expect("4"));
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8"));
         let version = u32_at(8);
+        // Versions count up from 1: a huge one is a damaged byte, not a newer format.
+        if version > MAX_PLAUSIBLE_VERSION {
+            return Err(corrupt(format!(
+                "damaged header: its format version field reads {version}, which no bawo \
+                 version wrote (this program reads version {VERSION})"
+            )));
+        }
         if version != VERSION {
             return Err(Error::Mismatch(format!(
                 "{}: database format version {version}, this program reads version {VERSION}",

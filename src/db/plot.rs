@@ -107,7 +107,11 @@ type SharePick = fn(&super::stats::TierStats) -> (u64, u64);
 
 /// Stacked bars: per tier, the shares of LOSS (bottom), DRAW and WIN (top).
 fn draw_shares<DB: DrawingBackend>(stats: &Stats, area: &DrawingArea<DB, Shift>) -> Result<()> {
-    let max_seeds = stats.tiers.iter().map(|t| t.seeds).max().unwrap_or(0) as f64;
+    // Only the solved range: a Bao database (tiers of exactly S seeds) draws no empty tiers
+    // from 0 up.
+    let seeds = || stats.tiers.iter().filter(|t| t.states > 0).map(|t| t.seeds);
+    let max_seeds = seeds().max().unwrap_or(0) as f64;
+    let min_seeds = seeds().min().unwrap_or(0) as f64;
     let mut chart = ChartBuilder::on(area)
         .caption(
             "value for the side to move, share per tier",
@@ -118,7 +122,7 @@ fn draw_shares<DB: DrawingBackend>(stats: &Stats, area: &DrawingArea<DB, Shift>)
         .y_label_area_size(52)
         // Room on the right for the legend.
         .build_cartesian_2d(
-            -0.5f64..max_seeds + 0.5 + (max_seeds / 8.0).max(2.0),
+            min_seeds - 0.5..max_seeds + 0.5 + ((max_seeds - min_seeds) / 8.0).max(2.0),
             0f64..100f64,
         )
         .map_err(plot_err)?;

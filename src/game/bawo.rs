@@ -346,6 +346,7 @@ fn infer_n(board: &str) -> Result<u32, InputError> {
     if board.trim().is_empty() {
         return Ok(DEFAULT_N);
     }
+    super::input::check_separators(board, "--board")?;
     let pits = board.split([',', '/']).count();
     let n = pits / 4;
     if !pits.is_multiple_of(4) || n == 0 || n > MAX_N as usize {

@@ -32,6 +32,18 @@ pub const MAX_PIT: u32 = 255;
 /// Rows of every board here (all four-row games); `/` in a typed board separates them.
 pub const ROWS: usize = 4;
 
+/// At most this many characters of the user's text are echoed in an error message.
+pub const ECHO_MAX: usize = 80;
+
+/// `text` cut to its first [`ECHO_MAX`] characters (with "..." after), for echoing input in a
+/// one-line error: a 10 MB argument must not become a 10 MB message.
+pub fn short(text: &str) -> String {
+    match text.char_indices().nth(ECHO_MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// Parses comma-separated counts into exactly `pits` values. When `/` appears, it must
 /// separate exactly [`ROWS`] rows of `pits / ROWS` counts each: a board typed in rows of the
 /// wrong length is refused, naming the row, rather than read as another position.
@@ -42,10 +54,14 @@ pub fn parse_counts(text: &str, pits: usize, what: &str) -> Result<Vec<u8>, Inpu
     if text.contains('/') {
         check_rows(text, pits, what)?;
     }
+    check_separators(text, what)?;
     let words: Vec<&str> = text.split([',', '/']).map(str::trim).collect();
     if words.iter().any(|w| w.is_empty()) {
         // "1,,2" is a typo, not a zero.
-        return Err(InputError::new(format!("{what}: empty field in '{text}'")));
+        return Err(InputError::new(format!(
+            "{what}: empty field in '{}'",
+            short(text)
+        )));
     }
     if words.len() != pits {
         return Err(InputError::new(format!(
@@ -58,12 +74,13 @@ pub fn parse_counts(text: &str, pits: usize, what: &str) -> Result<Vec<u8>, Inpu
         .map(|w| {
             if w.starts_with('-') {
                 return Err(InputError::new(format!(
-                    "{what}: negative seed count '{w}'"
+                    "{what}: negative seed count '{}'",
+                    short(w)
                 )));
             }
-            let v: u32 = w
-                .parse()
-                .map_err(|_| InputError::new(format!("{what}: '{w}' is not a seed count")))?;
+            let v: u32 = w.parse().map_err(|_| {
+                InputError::new(format!("{what}: '{}' is not a seed count", short(w)))
+            })?;
             if v > MAX_PIT {
                 return Err(InputError::new(format!(
                     "{what}: a pit holds at most {MAX_PIT} seeds, not {v}"
@@ -72,6 +89,25 @@ pub fn parse_counts(text: &str, pits: usize, what: &str) -> Result<Vec<u8>, Inpu
             Ok(v as u8)
         })
         .collect()
+}
+
+/// Refuses counts separated by anything but `,` and `/`: "0;0;1" or "0 0 1" would otherwise
+/// read as one count and be reported as a wrong number of pits.
+pub fn check_separators(text: &str, what: &str) -> Result<(), InputError> {
+    let foreign = text
+        .chars()
+        .find(|c| c.is_ascii_punctuation() && !matches!(c, ',' | '/' | '-' | '+' | '.'))
+        .or_else(|| {
+            text.split([',', '/'])
+                .any(|w| w.trim().contains(char::is_whitespace))
+                .then_some(' ')
+        });
+    match foreign {
+        Some(c) => Err(InputError::new(format!(
+            "{what}: pit counts are separated by ',' (rows by '/'), not '{c}'"
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// Refuses `/`-separated text unless it has [`ROWS`] rows of `pits / ROWS` counts.

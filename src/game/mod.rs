@@ -64,7 +64,8 @@ impl Side {
             "A" | "a" => Ok(Side::A),
             "B" | "b" => Ok(Side::B),
             other => Err(InputError::new(format!(
-                "side to move must be A or B, not '{other}'"
+                "side to move must be A or B, not '{}'",
+                input::short(other)
             ))),
         }
     }

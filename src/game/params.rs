@@ -57,7 +57,10 @@ impl GameParams {
             .map(|(k, v)| (k.trim(), v.trim()))
             .filter(|(k, v)| !k.is_empty() && !v.is_empty())
             .ok_or_else(|| {
-                InputError::new(format!("--param '{text}' is not key=value, e.g. n=3"))
+                InputError::new(format!(
+                    "--param '{}' is not key=value, e.g. n=3",
+                    super::input::short(text)
+                ))
             })?;
         if self.get(k).is_some() {
             return Err(InputError::new(format!("parameter {k} is given twice")));

@@ -22,6 +22,7 @@ pub mod routes;
 pub mod served;
 pub mod shapes;
 
+use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -95,12 +96,17 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         .local_addr()
         .map_err(|e| Error::Internal(format!("cannot read the bound address: {e}")))?;
     if !addr.ip().is_loopback() {
-        eprintln!(
+        crate::progress::note(format_args!(
             "bawo serve: listening on {addr}, which other machines may reach: anyone who can \
              connect can read these databases (read-only; no password, no TLS)"
-        );
+        ));
     }
-    println!("bawo serve: http://{addr}/ ({})", served.names().join(", "));
+    // Standard output gone (a closed pipe) is no reason to stop serving.
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "bawo serve: http://{addr}/ ({})",
+        served.names().join(", ")
+    );
     rt.block_on(async move {
         axum::serve(listener, router(served))
             .with_graceful_shutdown(async {
@@ -112,7 +118,7 @@ pub fn serve(config: ServeConfig) -> Result<()> {
             .await
             .map_err(|e| Error::Internal(format!("server stopped: {e}")))
     })?;
-    eprintln!("bawo serve: stopped");
+    crate::progress::note(format_args!("bawo serve: stopped"));
     Ok(())
 }
 
