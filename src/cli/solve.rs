@@ -114,7 +114,8 @@ pub fn run(a: SolveArgs) -> Result<()> {
         print_json(&report.summary);
         return Ok(());
     }
-    if report.already_done && !a.quiet {
+    // Even with --quiet: it says why nothing was done.
+    if report.already_done {
         errln!(
             "{} already holds this solve (use --force to solve again)",
             target.out.display()
