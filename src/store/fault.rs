@@ -8,6 +8,7 @@
 //!
 //! They are read once; without them nothing here costs more than a relaxed atomic load.
 
+use std::io::Write;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -42,7 +43,11 @@ static WRITTEN: AtomicU64 = AtomicU64::new(0);
 pub fn checkpoint_written() {
     let n = CHECKPOINTS.fetch_add(1, Ordering::SeqCst) + 1;
     if abort_after() == Some(n) {
-        eprintln!("bawo: fault injection: aborting after checkpoint {n}");
+        // A failed stderr must not turn the planned abort into a panic.
+        let _ = writeln!(
+            std::io::stderr(),
+            "bawo: fault injection: aborting after checkpoint {n}"
+        );
         std::process::abort();
     }
 }
