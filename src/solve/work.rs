@@ -98,10 +98,14 @@ pub fn is_solver_file(name: &str) -> bool {
     if WorkFile::parse(name).is_some() {
         return true;
     }
+    // `.NAME.tmp` is the temporary name of earlier versions, which a killed run left behind.
     name.strip_prefix('.')
         .and_then(|n| n.strip_suffix(".tmp"))
-        .and_then(|n| n.rsplit_once('.'))
-        .is_some_and(|(file, _)| WorkFile::parse(file).is_some())
+        .is_some_and(|n| {
+            WorkFile::parse(n).is_some()
+                || n.rsplit_once('.')
+                    .is_some_and(|(file, _)| WorkFile::parse(file).is_some())
+        })
 }
 
 /// Removes a tier's work folder: the solver's files in it, then the folder once empty. A file
