@@ -2,6 +2,7 @@
 
 use super::geometry::house_pit;
 use super::{BaoPosition, MAX_SEEDS};
+use crate::game::input::short;
 use crate::game::{InputError, Side};
 
 /// Parses `--hands a,b`.
@@ -9,7 +10,8 @@ pub fn parse_hands(text: &str) -> Result<[u8; 2], InputError> {
     let words: Vec<&str> = text.split(',').map(str::trim).collect();
     let bad = || {
         InputError::new(format!(
-            "--hands '{text}': give the seeds in A's and B's hands as two counts, e.g. --hands 22,22"
+            "--hands '{}': give the seeds in A's and B's hands as two counts, e.g. --hands 22,22",
+            short(text)
         ))
     };
     if words.len() != 2 {
@@ -43,13 +45,15 @@ pub fn parse_houses(text: &str) -> Result<[bool; 2], InputError> {
             "B" | "b" => Side::B,
             _ => {
                 return Err(InputError::new(format!(
-                "--houses '{text}': list the players whose house still stands: A, B, A,B or none"
-            )))
+                    "--houses '{}': list the players whose house still stands: A, B, A,B or none",
+                    short(text)
+                )))
             }
         };
         if houses[side.index()] {
             return Err(InputError::new(format!(
-                "--houses '{text}' names {} twice",
+                "--houses '{}' names {} twice",
+                short(text),
                 side.letter()
             )));
         }
@@ -120,6 +124,18 @@ mod tests {
         assert_eq!(parse_houses("none").unwrap(), [false, false]);
         for bad in ["C", "A,,B", "", "AB", "A,A", "b,B"] {
             assert!(parse_houses(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn long_inputs_are_not_echoed_whole() {
+        let long = "9,".repeat(5000);
+        for e in [
+            parse_hands(&long).unwrap_err(),
+            parse_houses(&long).unwrap_err(),
+        ] {
+            assert!(e.0.len() < 300, "echoed {} bytes", e.0.len());
+            assert!(e.0.contains("..."), "{}", e.0);
         }
     }
 }
