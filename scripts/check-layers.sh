@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Checks that the library's modules import one way (README, "Code layout"):
 #
-#   layer 0  value, rank        plain types
+#   layer 0  value, rank, units plain types, number formatting
 #   layer 1  error              the error type
 #   layer 2  game               rule sets
 #   layer 3  store              files of a run directory (no solver, no database)
 #   layer 4  solve              the solver
 #   layer 5  db                 finished databases
-#   layer 6  everything else    progress bars, the server (the binary's CLI uses `bawo::`)
+#   layer 6  everything else    progress bars
+#   layer 7  serve              the web explorer (the binary's CLI uses `bawo::`)
 #
 # A module may name (`crate::X`) only modules of a lower layer. Inside each top-level module,
 # the files that name each other (`super::x`, `crate::m::x`) must not form a cycle (checked
@@ -21,12 +22,13 @@ cd "$(dirname "$0")/../src"
 
 layer() {
     case $1 in
-        value | rank) echo 0 ;;
+        value | rank | units) echo 0 ;;
         error) echo 1 ;;
         game) echo 2 ;;
         store) echo 3 ;;
         solve) echo 4 ;;
         db) echo 5 ;;
+        serve) echo 7 ;;
         *) echo 6 ;;
     esac
 }

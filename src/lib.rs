@@ -91,6 +91,7 @@ pub mod rank;
 pub mod serve;
 pub mod solve;
 pub mod store;
+pub mod units;
 pub mod value;
 
 pub use db::verify::{verify, VerifyOptions, VerifyReport};

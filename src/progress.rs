@@ -171,37 +171,7 @@ impl RunProgress for Reporter {
     }
 }
 
-/// `1.5 MB` style sizes.
-pub fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = b as f64;
-    let mut u = 0;
-    while v >= 1000.0 && u < UNITS.len() - 1 {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
-/// `2.35 M/s` style rates (indicatif's `{per_sec}` prints `2,348,672.121/s`).
-pub fn human_rate(per_sec: f64) -> String {
-    const UNITS: [&str; 4] = ["", " k", " M", " G"];
-    let mut v = per_sec.max(0.0);
-    let mut u = 0;
-    while v >= 1000.0 && u < UNITS.len() - 1 {
-        v /= 1000.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{v:.0}/s")
-    } else {
-        format!("{v:.2}{}/s", UNITS[u])
-    }
-}
+pub use crate::units::{human_bytes, human_rate};
 
 /// Writes one line to standard error, ignoring a failed write: a log line (or a warning)
 /// that cannot be shown, because standard error is closed or full, is never worth stopping a

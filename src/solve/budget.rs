@@ -65,9 +65,9 @@ pub fn check_within_physical(budget: u64, physical: Option<u64>) -> Result<(), I
         Some(p) if budget > p => Err(InputError::new(format!(
             "--mem {} is more than this machine's physical memory ({}); give at most {} \
              (or set {ALLOW_ABOVE_PHYSICAL_ENV}=1 to plan for it anyway)",
-            crate::progress::human_bytes(budget),
-            crate::progress::human_bytes(p),
-            crate::progress::human_bytes(p),
+            crate::units::human_bytes(budget),
+            crate::units::human_bytes(p),
+            crate::units::human_bytes(p),
         ))),
         _ => Ok(()),
     }

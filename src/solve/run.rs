@@ -25,7 +25,7 @@ use crate::store::{fingerprint, lock, table};
 
 /// What becomes of a finished tier beyond its raw table. The database layer provides the
 /// sink that compresses a tier into the file a database ships
-/// (`crate::db::build::Compressor`); the solver records the file the sink returns in the
+/// (the database layer's compressor); the solver records the file the sink returns in the
 /// manifest, and asks the sink to check it when a run resumes.
 pub trait TierSink: Sync {
     /// Makes what a finished tier's entries make, in `dir`; returns the file to record.
