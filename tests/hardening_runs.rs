@@ -124,6 +124,90 @@ fn decoy_files_survive_resume_completion_and_force() {
     assert_ok(&bawo(&["verify", "--db", &path_arg(&dir)]), "verify");
 }
 
+#[test]
+fn force_spares_files_with_solver_names_that_it_did_not_create() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = clean_solve(root.path());
+    // Regression: ownership was by name, so `--force` deleted any `tier-KKKK.tbl`/`.bdb` of the
+    // directory (over a damaged manifest) and the solver-named files of any `work/tier-KKKK/`.
+    let decoys = [
+        (dir.join("tier-0042.tbl"), "a table of mine"),
+        (dir.join("tier-0043.bdb"), "a database of mine"),
+        (dir.join("work/tier-0042/edges-0.log"), "a log of mine"),
+    ];
+    for (p, t) in &decoys {
+        plant(p, t);
+    }
+    let out = bawo(&solve_args(&dir, &["--force"]));
+    assert_ok(&out, "--force");
+    assert!(
+        text(&out.stderr).contains("tier-0042.tbl"),
+        "no note: {}",
+        text(&out.stderr)
+    );
+    for (p, t) in &decoys {
+        assert_kept(p, t);
+    }
+    // Over a damaged manifest, the ledger still says what is the solver's.
+    let mf = dir.join("manifest.json");
+    let text_mf = std::fs::read_to_string(&mf).unwrap();
+    std::fs::write(&mf, text_mf.replacen("\"states\": 2,", "\"states\": 3,", 1)).unwrap();
+    let ino = std::fs::metadata(dir.join("tier-0001.bdb")).unwrap().ino();
+    assert_ok(&bawo(&solve_args(&dir, &["--force"])), "--force, damaged");
+    for (p, t) in &decoys {
+        assert_kept(p, t);
+    }
+    // The run's own files were deleted and written again.
+    assert_ne!(
+        std::fs::metadata(dir.join("tier-0001.bdb")).unwrap().ino(),
+        ino
+    );
+    assert_eq!(
+        bdb_files(&dir)
+            .into_iter()
+            .filter(|(n, _)| n != "tier-0043.bdb")
+            .collect::<Vec<_>>(),
+        bdb_files(&clean_solve(&root.path().join("again")))
+    );
+    // A work folder of a tier to solve, not made by the solver, with a work file's name in
+    // it: refused rather than written over.
+    plant(
+        &dir.join("work/tier-0003/edges-0.log"),
+        "another log of mine",
+    );
+    let out = bawo(&solve_args(&dir, &["--force"]));
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("which bawo did not create"), "{err}");
+    assert_kept(
+        &dir.join("work/tier-0003/edges-0.log"),
+        "another log of mine",
+    );
+}
+
+#[test]
+fn a_tmp_folder_the_solver_made_is_removed_and_one_given_is_kept() {
+    let root = tempfile::tempdir().unwrap();
+    // Made by the solver (two levels of it): gone at the end.
+    let made = root.path().join("scratch/deep");
+    let dir = root.path().join("a");
+    assert_ok(
+        &bawo(&solve_args(&dir, &["--tmp", &path_arg(&made)])),
+        "--tmp made",
+    );
+    assert!(!root.path().join("scratch").exists());
+    // The user's, existing before: kept, empty.
+    let given = root.path().join("given");
+    std::fs::create_dir(&given).unwrap();
+    let dir = root.path().join("b");
+    assert_ok(
+        &bawo(&solve_args(&dir, &["--tmp", &path_arg(&given)])),
+        "--tmp given",
+    );
+    assert!(given.is_dir());
+    assert_eq!(std::fs::read_dir(&given).unwrap().count(), 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Item 7: an unfinished run says so
 

@@ -11,6 +11,7 @@
 //! | [`tier`]      | one tier end to end in checkpointed phases                            |
 //! | [`resume`]    | reopening a tier from its checkpoint, every file checked              |
 //! | [`work`]      | names of a tier's work files, as types                                |
+//! | [`owned`]     | what a run created (its ledger), the only files `--force` deletes      |
 //! | [`checkpoint`]| what the manifest records of the tier in progress                     |
 //! | [`counts`]    | what a solved tier counts, how long its phases took                   |
 //! | [`tables`]    | finished tiers for lookups                                            |
@@ -28,6 +29,7 @@ pub mod checkpoint;
 pub mod counts;
 pub mod graph;
 pub mod messages;
+pub mod owned;
 pub mod pass;
 pub mod reach;
 pub mod request;

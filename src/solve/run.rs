@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
 use super::counts::{TierCounts, TierTimings};
+use super::owned::{manifest_looks_like_ours, Owned};
 use super::pass::estimate_in_tier_degree;
 use super::tables::{TableData, Tables};
 use super::tier::{solve_tier, Lower, TierOptions, TierProgress, TierTask};
@@ -146,80 +147,6 @@ pub trait RunProgress: TierProgress {
 
 impl RunProgress for super::tier::Silent {}
 
-/// Removes what an earlier solve left in `dir`: the files its manifest names, and in the work
-/// folders only the solver's own files (a folder that holds anything else stays).
-fn discard_run(dir: &Path, m: &Manifest) -> Result<()> {
-    for r in &m.tiers {
-        let files = std::iter::once(&r.file).chain(r.bdb.as_ref().map(|b| &b.file));
-        for f in files {
-            remove_file_if_present(&dir.join(f))?;
-        }
-    }
-    if let Some(c) = &m.current {
-        remove_work_dir(&c.work)?;
-    }
-    discard_work_folders(dir)
-}
-
-/// Removes what a run whose manifest cannot be read left in `dir`: the manifest, and the
-/// files and work folders named as only the solver names them (`tier-KKKK.tbl`,
-/// `tier-KKKK.bdb`, `work/tier-KKKK/`). A damaged manifest is this program's own file in a
-/// directory that holds its files; discarding it is what `--force` is for.
-fn discard_unreadable_run(dir: &Path) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
-    for e in entries {
-        let e = e.map_err(|e| Error::io(dir, e))?;
-        let name = e.file_name().to_string_lossy().into_owned();
-        let ours = name
-            .strip_suffix(".tbl")
-            .or_else(|| name.strip_suffix(".bdb"))
-            .is_some_and(is_tier_work_dir);
-        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
-            remove_file_if_present(&e.path())?;
-        }
-    }
-    discard_work_folders(dir)?;
-    remove_file_if_present(&Manifest::path(dir))
-}
-
-/// Of `dir/work/`, only the tiers' folders this program names (and of those only its own
-/// files), and `work/` itself once empty: anything else found there is not ours to delete.
-fn discard_work_folders(dir: &Path) -> Result<()> {
-    let work = dir.join("work");
-    if work.is_dir() {
-        let entries = std::fs::read_dir(&work).map_err(|e| Error::io(&work, e))?;
-        for e in entries {
-            let e = e.map_err(|e| Error::io(&work, e))?;
-            let ours = is_tier_work_dir(&e.file_name().to_string_lossy());
-            if ours && e.file_type().is_ok_and(|t| t.is_dir()) {
-                remove_work_dir(&e.path())?;
-            }
-        }
-        let _ = std::fs::remove_dir(&work);
-    }
-    Ok(())
-}
-
-/// Whether the manifest that failed to load is this program's (damaged, or of an older
-/// layout) rather than some other tool's `manifest.json`: only then may `--force` discard it.
-fn manifest_looks_like_ours(dir: &Path) -> bool {
-    std::fs::read_to_string(Manifest::path(dir))
-        .is_ok_and(|t| t.contains("\"fingerprint\"") && t.contains("\"game\""))
-}
-
-fn remove_file_if_present(p: &Path) -> Result<()> {
-    match std::fs::remove_file(p) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(p, e)),
-        _ => Ok(()),
-    }
-}
-
-/// `tier-KKKK`: the name of a tier's work folder.
-fn is_tier_work_dir(name: &str) -> bool {
-    name.strip_prefix("tier-")
-        .is_some_and(|k| k.len() == 4 && k.bytes().all(|b| b.is_ascii_digit()))
-}
-
 /// Refuses to make a run directory of a directory that holds something else: the solver
 /// later deletes what it created there, and must never mistake a user's files for its own.
 fn refuse_foreign_dir(out: &Path) -> Result<()> {
@@ -229,8 +156,8 @@ fn refuse_foreign_dir(out: &Path) -> Result<()> {
     let entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
     for e in entries {
         let e = e.map_err(|e| Error::io(out, e))?;
-        // The lock of a run that stopped before writing its first manifest.
-        if e.file_name() != "lock" {
+        // The lock (and ledger) of a run that stopped before writing its first manifest.
+        if e.file_name() != "lock" && e.file_name() != crate::store::ledger::FILE {
             return Err(Error::Input(InputError::new(format!(
                 "{} is not empty and holds no bawo run; give --out a new or empty directory",
                 out.display()
@@ -283,6 +210,7 @@ pub fn solve<G: Game>(
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
     let _lock = lock::acquire(&cfg.out)?;
+    let mut owned = Owned::open(&cfg.out, progress)?;
 
     let loaded = match Manifest::load(&cfg.out) {
         Err(e @ (Error::Corrupt { .. } | Error::Mismatch(_)))
@@ -292,7 +220,7 @@ pub fn solve<G: Game>(
                 "discarding the run in {} ({e}); solving again",
                 cfg.out.display()
             ));
-            discard_unreadable_run(&cfg.out)?;
+            owned.discard(None, progress)?;
             None
         }
         r => r?,
@@ -313,7 +241,7 @@ pub fn solve<G: Game>(
             )))
         }
         Some(m) if cfg.force => {
-            discard_run(&cfg.out, &m)?;
+            owned.discard(Some(&m), progress)?;
             Manifest::new(&descriptor, cfg.seeds)
         }
         Some(m) if m.complete && tiers.iter().all(|&t| m.record(t).is_some()) => {
@@ -383,6 +311,7 @@ pub fn solve<G: Game>(
         }
         None => cfg.out.join("work"),
     };
+    owned.dir_if_new(&work_root)?;
     let opts = TierOptions {
         plan,
         checkpoint_every: cfg.checkpoint_every,
@@ -401,6 +330,7 @@ pub fn solve<G: Game>(
             // A shipped database holds only the compressed files: the raw table the solver
             // looks lower tiers up in is decoded from them again.
             if std::fs::symlink_metadata(&path).is_err() {
+                owned.file(&rec.file)?;
                 table::write_table_streaming(&path, rec.tier, rec.counts.states, fp, |put| {
                     sink.restore(&cfg.out, rec.tier, rec.counts.states, fp, b, put)
                 })?;
@@ -453,6 +383,10 @@ pub fn solve<G: Game>(
         };
         let file = table_file(tier);
         let path = cfg.out.join(&file);
+        owned.file(&file)?;
+        if resume.is_none() {
+            owned.claim_work_dir(&work)?;
+        }
         let release = || tables.release();
         let lower = Lower {
             lookup: &tables,
@@ -468,6 +402,7 @@ pub fn solve<G: Game>(
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         let tc = Instant::now();
         let bdb = sink.tier_finished(&cfg.out, tier, fp, data.entries())?;
+        owned.file(&bdb.file)?;
         report.compress += tc.elapsed();
         let bytes = solved.bytes + bdb.bytes;
         report.bytes_written += bytes;
@@ -492,6 +427,8 @@ pub fn solve<G: Game>(
     if opts.work_root.is_dir() {
         let _ = std::fs::remove_dir(&opts.work_root);
     }
+    // The work folders and a --tmp folder the run made, now empty.
+    owned.remove_empty_dirs()?;
     manifest.complete = true;
     manifest.current = None;
     manifest.save(&cfg.out)?;

@@ -12,6 +12,7 @@
 //! | [`table`]            | raw tier tables (header + little-endian `u16` entries), mapped  |
 //! | [`manifest`]         | what the directory holds, what is complete, the checkpoint      |
 //! | [`append`]           | append-only work files with committed lengths and CRCs          |
+//! | [`ledger`]           | what a run created, the only files it ever deletes              |
 //! | [`lock`]             | one solver per run directory                                    |
 //! | [`fault`]            | fault injection for checkpoint tests                            |
 
@@ -19,6 +20,7 @@ pub mod append;
 pub mod bytes;
 pub mod checksum;
 pub mod fault;
+pub mod ledger;
 pub mod lock;
 pub mod manifest;
 pub mod table;
