@@ -4,33 +4,60 @@
 
 mod common;
 
-use std::fs::{File, OpenOptions};
+use std::fs::OpenOptions;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use common::cli::{assert_fails, assert_ok, assert_usage_error, bawo, bawo_stdin, text, BIN};
 
+/// `solve` of a small Bawo game (n = 2, lap cap 8) up to `seeds` into `dir`, then `extra`.
+fn solve_args(dir: &Path, seeds: &str, extra: &[&str]) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "solve",
+        "--n",
+        "2",
+        "--seeds",
+        seeds,
+        "--lap-cap",
+        "8",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.push(dir.to_str().expect("UTF-8 temp path").to_string());
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}
+
 /// A Bawo database (n = 2, up to 8 seeds) solved into `dir`.
 fn solved(dir: &Path) {
-    assert_ok(
-        &bawo(&[
-            "solve",
-            "--n",
-            "2",
-            "--seeds",
-            "8",
-            "--lap-cap",
-            "8",
-            "--out",
-            dir.to_str().unwrap(),
-            "--quiet",
-        ]),
-        "solve",
-    );
+    assert_ok(&bawo(&solve_args(dir, "8", &["--quiet"])), "solve");
+}
+
+/// Runs `bawo args` with no input and the given standard output and error.
+fn run_with<S: AsRef<std::ffi::OsStr>>(args: &[S], stdout: Stdio, stderr: Stdio) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .output()
+        .expect("run bawo")
+}
+
+/// `/dev/full`, where every write fails with "no space left".
+fn dev_full() -> Stdio {
+    Stdio::from(
+        OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full"),
+    )
 }
 
 /// Runs `bawo args` with its standard output a pipe whose reading end is closed at once.
-fn with_stdout_closed(args: &[&str]) -> Output {
+fn with_stdout_closed<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
         .stdin(Stdio::null())
@@ -43,18 +70,8 @@ fn with_stdout_closed(args: &[&str]) -> Output {
 }
 
 /// Runs `bawo args` with standard error going to `/dev/full` (every write fails).
-fn with_stderr_full(args: &[&str]) -> Output {
-    let full = OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .expect("/dev/full");
-    Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::from(full))
-        .output()
-        .expect("run bawo")
+fn with_stderr_full<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    run_with(args, Stdio::piped(), dev_full())
 }
 
 #[track_caller]
@@ -118,17 +135,7 @@ fn a_closed_stdout_ends_every_command_quietly() {
 fn a_solve_with_stdout_closed_finishes_its_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("run");
-    let out = with_stdout_closed(&[
-        "solve",
-        "--n",
-        "2",
-        "--seeds",
-        "6",
-        "--lap-cap",
-        "8",
-        "--out",
-        d.to_str().unwrap(),
-    ]);
+    let out = with_stdout_closed(&solve_args(&d, "6", &[]));
     let err = text(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{:?}: {err}", out.status);
@@ -139,18 +146,7 @@ fn a_solve_with_stdout_closed_finishes_its_run() {
 fn a_solve_with_stderr_full_finishes_its_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("run");
-    let out = with_stderr_full(&[
-        "solve",
-        "--n",
-        "2",
-        "--seeds",
-        "6",
-        "--lap-cap",
-        "8",
-        "--out",
-        d.to_str().unwrap(),
-        "--timings",
-    ]);
+    let out = with_stderr_full(&solve_args(&d, "6", &["--timings"]));
     assert_eq!(out.status.code(), Some(0), "{:?}", out.status);
     assert!(text(&out.stdout).contains("all"), "{}", text(&out.stdout));
     assert_complete(&d);
@@ -174,13 +170,8 @@ fn an_error_with_stderr_full_keeps_its_exit_code() {
 
 #[test]
 fn a_full_stdout_is_a_one_line_failure() {
-    let full = File::options().write(true).open("/dev/full").unwrap();
-    let out = Command::new(BIN)
-        .args([vec!["moves"], POSITION.to_vec()].concat())
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(full))
-        .output()
-        .expect("run bawo");
+    let args = [vec!["moves"], POSITION.to_vec()].concat();
+    let out = run_with(&args, dev_full(), Stdio::piped());
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{:?}: {err}", out.status);
     assert!(
@@ -281,19 +272,7 @@ fn a_dangling_symlink_as_out_is_named() {
 fn quiet_prints_only_the_result_table() {
     let dir = tempfile::tempdir().unwrap();
     solved(dir.path());
-    let again = bawo(&[
-        "solve",
-        "--n",
-        "2",
-        "--seeds",
-        "8",
-        "--lap-cap",
-        "8",
-        "--out",
-        dir.path().to_str().unwrap(),
-        "--quiet",
-        "--force",
-    ]);
+    let again = bawo(&solve_args(dir.path(), "8", &["--quiet", "--force"]));
     assert_ok(&again, "solve --quiet");
     let stdout = text(&again.stdout);
     assert!(text(&again.stderr).is_empty(), "{}", text(&again.stderr));
@@ -315,4 +294,25 @@ fn a_flipped_version_byte_reads_as_damage() {
     std::fs::write(&file, bytes).unwrap();
     let out = bawo(&["stats", "--db", dir.path().to_str().unwrap()]);
     assert_fails(&out, 1, "damaged header", "a flipped version byte");
+}
+
+#[test]
+fn write_errors_name_the_file_the_user_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    solved(dir.path());
+    let csv = dir.path().join("tier6.csv");
+    let csv_arg = csv.to_str().unwrap();
+    let db = dir.path().to_str().unwrap();
+    // Regression: a failed export named "<export output>" instead of the file.
+    let out = common::cli::bawo_env(
+        &["export", "--db", db, "--tier", "6", "--out", csv_arg],
+        &[("BAWO_FAIL_WRITES_AFTER", "100".to_string())],
+    );
+    assert_fails(&out, 1, csv_arg, "export onto a full disk");
+    let err = text(&out.stderr);
+    assert!(
+        !err.contains(".tier6.csv") && !err.contains("<export"),
+        "{err}"
+    );
+    assert!(!csv.exists());
 }

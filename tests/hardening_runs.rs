@@ -280,6 +280,36 @@ fn an_unfinished_run_says_which_tiers_are_finished() {
     assert!(!text(&out.stderr).contains("unfinished"));
 }
 
+#[test]
+fn serve_warns_at_start_about_an_unfinished_run() {
+    use std::io::BufRead;
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("run");
+    solve_aborted(&dir, &[], 5);
+    let mut child = std::process::Command::new(common::cli::BIN)
+        .args(["serve", "--db", &path_arg(&dir), "--addr", "127.0.0.1:0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stderr).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(std::time::Duration::from_secs(30));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let line = line.expect("no warning on standard error within 30 s");
+    assert!(
+        line.contains("warning: run (the run in") && line.contains("is unfinished"),
+        "{line}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Item 8: recovery paths
 

@@ -155,27 +155,10 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
                 }
             })
             .collect();
-        let row = table::row(&table::Row {
-            label: &t.seeds.to_string(),
-            states: t.states,
-            win: t.win,
-            loss: t.loss,
-            draw: t.draw,
-            max_depth: t.max_depth,
-        });
+        let row = table::tier_row(t, t.seeds);
         outln!("{row}  {}", depths.join(" "));
     }
-    outln!(
-        "{}",
-        table::row(&table::Row {
-            label: "all",
-            states: s.states,
-            win: s.win,
-            loss: s.loss,
-            draw: s.draw,
-            max_depth: s.max_depth,
-        })
-    );
+    outln!("{}", table::total_row(&s));
     outln!(
         "{} in tier files, {:.3} bits per position",
         human_bytes(s.file_bytes),

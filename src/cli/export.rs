@@ -61,6 +61,9 @@ pub fn run(a: ExportArgs) -> Result<()> {
                         rows = n;
                         Ok(())
                     }
+                    // A failed write is reported by `write_atomic`, naming the file the
+                    // user gave rather than the temporary file written first.
+                    Err(Error::Io { source, .. }) => Err(source),
                     Err(e) => {
                         let msg = e.to_string();
                         failure = Some(e);

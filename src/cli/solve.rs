@@ -175,27 +175,7 @@ fn print_summary(descriptor: &str, s: &Summary) {
     outln!("{descriptor}");
     outln!("{}", table::header());
     for t in &s.tiers {
-        outln!(
-            "{}",
-            table::row(&table::Row {
-                label: &t.seeds.to_string(),
-                states: t.states,
-                win: t.win,
-                loss: t.loss,
-                draw: t.draw,
-                max_depth: t.max_depth,
-            })
-        );
+        outln!("{}", table::tier_row(t, t.seeds));
     }
-    outln!(
-        "{}",
-        table::row(&table::Row {
-            label: "all",
-            states: s.states,
-            win: s.win,
-            loss: s.loss,
-            draw: s.draw,
-            max_depth: s.max_depth,
-        })
-    );
+    outln!("{}", table::total_row(s));
 }

@@ -25,3 +25,43 @@ pub fn row(r: &Row) -> String {
         r.label, r.states, r.win, r.loss, r.draw, r.max_depth
     )
 }
+
+/// Whatever a row counts: a tier or a whole run, of a solve or of `stats`. The row is built
+/// from it in one place, so the tier rows and the "all" row of every table agree.
+pub trait Counted {
+    fn row<'a>(&self, label: &'a str) -> Row<'a>;
+}
+
+macro_rules! counted {
+    ($($t:ty),*) => {$(
+        impl Counted for $t {
+            fn row<'a>(&self, label: &'a str) -> Row<'a> {
+                Row {
+                    label,
+                    states: self.states,
+                    win: self.win,
+                    loss: self.loss,
+                    draw: self.draw,
+                    max_depth: self.max_depth,
+                }
+            }
+        }
+    )*};
+}
+
+counted!(
+    bawo::solve::Summary,
+    bawo::solve::TierCounts,
+    bawo::db::stats::Stats,
+    bawo::db::stats::TierStats
+);
+
+/// The row of one tier, labelled with its seeds.
+pub fn tier_row(t: &impl Counted, seeds: u32) -> String {
+    row(&t.row(&seeds.to_string()))
+}
+
+/// The "all" row: the whole run's counts.
+pub fn total_row(c: &impl Counted) -> String {
+    row(&c.row("all"))
+}

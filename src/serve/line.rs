@@ -7,19 +7,21 @@
 
 use std::collections::HashSet;
 
+use super::served::ServedDb;
 use super::shapes::{covered, LineEnd, LineJson, PlyJson};
-use crate::db::{query, Database};
+use crate::db::query;
 use crate::error::{Error, Result};
 use crate::game::{find_labelled, Game, MoveOutcome};
 
 /// Plays at most `limit` plies of perfect play from `start`.
 pub fn perfect_line<G: Game>(
-    db: &Database,
+    d: &ServedDb,
     g: &G,
     start: G::Position,
     limit: usize,
 ) -> Result<LineJson> {
-    covered(db, g, &start)?;
+    covered(d, g, &start)?;
+    let db = &d.db;
     let first = query(db, g, &start)?;
     let mut seen: HashSet<G::Position> = HashSet::new();
     let mut pos = start;

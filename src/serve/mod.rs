@@ -87,6 +87,7 @@ fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
 /// (then finishes the requests in flight and returns).
 pub fn serve(config: ServeConfig) -> Result<()> {
     let served = Served::open(&config.dbs)?;
+    warn_unfinished(&served);
     let rt = runtime()?;
     let listener = {
         let _inside = rt.enter();
@@ -120,6 +121,19 @@ pub fn serve(config: ServeConfig) -> Result<()> {
     })?;
     crate::progress::note(format_args!("bawo serve: stopped"));
     Ok(())
+}
+
+/// Says on standard error which databases are runs stopped part-way: their unfinished tiers
+/// answer 400, and `/api/dbs` marks them `"complete": false`.
+fn warn_unfinished(served: &Served) {
+    for d in served.all() {
+        if let Some(note) = crate::db::coverage::unfinished_note(&d.db) {
+            crate::progress::note(format_args!(
+                "bawo serve: warning: {} ({note}); only positions of finished tiers have values",
+                d.name
+            ));
+        }
+    }
 }
 
 /// A server running on its own threads (tests, the load script); dropping it shuts it down.

@@ -120,66 +120,45 @@ async fn api_dbs(State(s): State<Served>) -> Response {
     blocking(move || Ok(s.all().iter().map(db_json).collect::<Vec<DbJson>>())).await
 }
 
-async fn api_position(
-    State(s): State<Served>,
-    q: Result<Query<PositionQuery>, QueryRejection>,
-) -> Response {
-    blocking(move || {
-        let q = query_of(q)?;
-        let d = s.find(q.db.as_deref())?;
-        with_game!(d.db.game(), g => {
-            let pos = q.position(g)?;
-            Ok(position_json(&d.db, g, &pos))
+/// The body every position endpoint shares: on the blocking pool, read the query, find the
+/// database, read the position in the database's game, then evaluate `$body` with them bound
+/// to the given names, answering its value as JSON.
+macro_rules! on_position {
+    ($s:ident, $q:ident, |$query:ident, $d:ident, $g:ident, $pos:ident| $body:expr) => {
+        blocking(move || {
+            let $query = query_of($q)?;
+            let $d = $s.find($query.db.as_deref())?;
+            with_game!($d.db.game(), $g => {
+                let $pos = $query.position($g)?;
+                $body
+            })
         })
-    })
-    .await
+        .await
+    };
 }
 
-async fn api_query(
-    State(s): State<Served>,
-    q: Result<Query<PositionQuery>, QueryRejection>,
-) -> Response {
-    blocking(move || {
-        let q = query_of(q)?;
-        let d = s.find(q.db.as_deref())?;
-        with_game!(d.db.game(), g => {
-            let pos = q.position(g)?;
-            covered(&d.db, g, &pos)?;
-            Ok(query(&d.db, g, &pos)?)
-        })
-    })
-    .await
+type PositionParams = Result<Query<PositionQuery>, QueryRejection>;
+
+async fn api_position(State(s): State<Served>, q: PositionParams) -> Response {
+    on_position!(s, q, |_q, d, g, pos| Ok(position_json(d, g, &pos)))
 }
 
-async fn api_moves(
-    State(s): State<Served>,
-    q: Result<Query<PositionQuery>, QueryRejection>,
-) -> Response {
-    blocking(move || {
-        let q = query_of(q)?;
-        let d = s.find(q.db.as_deref())?;
-        with_game!(d.db.game(), g => {
-            let pos = q.position(g)?;
-            Ok(moves_json(g, &pos))
-        })
+async fn api_query(State(s): State<Served>, q: PositionParams) -> Response {
+    on_position!(s, q, |_q, d, g, pos| {
+        covered(d, g, &pos)?;
+        Ok(query(&d.db, g, &pos)?)
     })
-    .await
 }
 
-async fn api_line(
-    State(s): State<Served>,
-    q: Result<Query<PositionQuery>, QueryRejection>,
-) -> Response {
-    blocking(move || {
-        let q = query_of(q)?;
+async fn api_moves(State(s): State<Served>, q: PositionParams) -> Response {
+    on_position!(s, q, |_q, _d, g, pos| Ok(moves_json(g, &pos)))
+}
+
+async fn api_line(State(s): State<Served>, q: PositionParams) -> Response {
+    on_position!(s, q, |q, d, g, pos| {
         let limit = q.line_limit()?;
-        let d = s.find(q.db.as_deref())?;
-        with_game!(d.db.game(), g => {
-            let pos = q.position(g)?;
-            Ok(perfect_line(&d.db, g, pos, limit)?)
-        })
+        Ok(perfect_line(d, g, pos, limit)?)
     })
-    .await
 }
 
 async fn api_stats(State(s): State<Served>, q: Result<Query<DbQuery>, QueryRejection>) -> Response {

@@ -3,13 +3,15 @@
 //! and `bawo stats --json` do; [`MovesJson`] repeats the shape of `bawo moves --json`
 //! (`tests/serve_api.rs` compares both with the binary's output, so the copies cannot drift).
 
+use std::path::Path;
+
 use serde::Serialize;
 use serde_json::{Map, Value as Json};
 
 use super::served::ServedDb;
-use crate::db::Database;
+use crate::db::coverage::ensure_covered;
 use crate::error::Error;
-use crate::game::{AnyGame, Game, GameParams, InputError, MoveOutcome};
+use crate::game::{AnyGame, Game, GameParams, MoveOutcome};
 use crate::value::Value;
 
 /// One legal move and where it leads, as `bawo moves --json` prints it.
@@ -77,38 +79,21 @@ pub struct PositionJson {
     pub extra: Map<String, Json>,
 }
 
-pub fn position_json<G: Game>(db: &Database, g: &G, pos: &G::Position) -> PositionJson {
+pub fn position_json<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> PositionJson {
     PositionJson {
         board: g.board_counts(pos),
         to_move: g.side_to_move(pos).letter(),
-        covered: covered(db, g, pos).is_ok(),
+        covered: covered(d, g, pos).is_ok(),
         text: g.render(pos),
         extra: g.position_fields(pos),
     }
 }
 
-/// Refuses (as bad input) a position the database holds no table for, saying what it does
-/// hold; errors that are not about coverage (a Bao position with seeds in hand) pass through.
-pub fn covered<G: Game>(db: &Database, g: &G, pos: &G::Position) -> Result<(), Error> {
-    // A board far beyond the database may not even have an index: not covered, not overflow.
-    let tier = match g.locate(pos) {
-        Ok((t, _)) => Some(t),
-        Err(Error::TooLarge(_)) | Err(Error::TierTooLarge { .. }) => None,
-        Err(e) => return Err(e),
-    };
-    if tier.is_some_and(|t| db.manifest().record(t).is_some()) {
-        return Ok(());
-    }
-    let seeds: u32 = g.board_counts(pos).iter().sum();
-    let held: Vec<u32> = db.manifest().tiers.iter().map(|r| r.counts.seeds).collect();
-    let covers = if held.len() == 1 && held[0] > 0 {
-        format!("holds only positions with exactly {} seeds", held[0])
-    } else {
-        format!("covers at most {} seeds", db.manifest().seeds)
-    };
-    Err(Error::Input(InputError::new(format!(
-        "the board holds {seeds} seeds; this database {covers}"
-    ))))
+/// Refuses (400) a position the served database holds no table for, as `bawo query` does
+/// ([`ensure_covered`]: an unfinished run says which tiers are finished), naming the database
+/// by its served name.
+pub fn covered<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> Result<(), Error> {
+    ensure_covered(&d.db, g, pos, Path::new(&d.name))
 }
 
 /// One tier's counts in `/api/dbs`.
@@ -174,7 +159,7 @@ pub fn db_json(d: &ServedDb) -> DbJson {
         AnyGame::Bao(_) => 32,
     };
     let start = crate::with_game!(d.db.game(), g => {
-        g.start_position().map(|p| position_json(&d.db, g, &p))
+        g.start_position().map(|p| position_json(d, g, &p))
     });
     DbJson {
         name: d.name.clone(),
@@ -185,7 +170,7 @@ pub fn db_json(d: &ServedDb) -> DbJson {
         rules: params.rules.unwrap_or_default(),
         pits,
         seeds: m.seeds,
-        complete: m.complete,
+        complete: d.db.is_complete(),
         states: tiers.iter().map(|t| t.states).sum(),
         win: tiers.iter().map(|t| t.win).sum(),
         loss: tiers.iter().map(|t| t.loss).sum(),

@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use super::checkpoint::Manifest;
-use super::run::RunProgress;
 use super::work::{is_solver_file, remove_work_dir};
 use crate::error::{Error, Result};
 use crate::game::InputError;
@@ -22,11 +21,11 @@ pub struct Owned<'a> {
 impl<'a> Owned<'a> {
     /// Reads the ledger of `dir`. A damaged one is not trusted: the run carries on with an
     /// empty one, and what it listed is left in place.
-    pub fn open(dir: &'a Path, progress: &dyn RunProgress) -> Result<Owned<'a>> {
+    pub fn open(dir: &'a Path, notice: &dyn Fn(&str)) -> Result<Owned<'a>> {
         let ledger = match Ledger::load(dir) {
             Ok(l) => l.unwrap_or_default(),
             Err(e @ Error::Corrupt { .. }) => {
-                progress.notice(&format!(
+                notice(&format!(
                     "{e}; files it listed are no longer deleted by bawo"
                 ));
                 Ledger::default()
@@ -93,11 +92,7 @@ impl<'a> Owned<'a> {
     /// could be read) and the ledger name, work folders the ledger records or the manifest's
     /// checkpoint names inside the run directory, and the manifest itself. Each only if it
     /// carries a name the solver gives; anything else stays, with a note.
-    pub fn discard(
-        &mut self,
-        manifest: Option<&Manifest>,
-        progress: &dyn RunProgress,
-    ) -> Result<()> {
+    pub fn discard(&mut self, manifest: Option<&Manifest>, notice: &dyn Fn(&str)) -> Result<()> {
         let mut files: BTreeSet<String> = self.ledger.files.clone();
         let mut work: Vec<PathBuf> = Vec::new();
         if let Some(m) = manifest {
@@ -148,7 +143,7 @@ impl<'a> Owned<'a> {
             }
         }
         if !left.is_empty() {
-            progress.notice(&format!(
+            notice(&format!(
                 "left in place, as not recorded as created by this run: {}",
                 left.join(", ")
             ));

@@ -210,7 +210,7 @@ pub fn solve<G: Game>(
     }
     std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
     let _lock = lock::acquire(&cfg.out)?;
-    let mut owned = Owned::open(&cfg.out, progress)?;
+    let mut owned = Owned::open(&cfg.out, &|l| progress.notice(l))?;
 
     let loaded = match Manifest::load(&cfg.out) {
         Err(e @ (Error::Corrupt { .. } | Error::Mismatch(_)))
@@ -220,7 +220,7 @@ pub fn solve<G: Game>(
                 "discarding the run in {} ({e}); solving again",
                 cfg.out.display()
             ));
-            owned.discard(None, progress)?;
+            owned.discard(None, &|l| progress.notice(l))?;
             None
         }
         r => r?,
@@ -241,7 +241,7 @@ pub fn solve<G: Game>(
             )))
         }
         Some(m) if cfg.force => {
-            owned.discard(Some(&m), progress)?;
+            owned.discard(Some(&m), &|l| progress.notice(l))?;
             Manifest::new(&descriptor, cfg.seeds)
         }
         Some(m) if m.complete && tiers.iter().all(|&t| m.record(t).is_some()) => {
