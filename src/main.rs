@@ -6,7 +6,20 @@ mod cli;
 
 use clap::Parser;
 
+/// Large blocks go back to the system when freed. By default glibc raises its mmap threshold
+/// after the first large free (up to 32 MiB) and then serves such blocks from arenas that
+/// keep freed memory: tens of MiB above what the solver holds, beyond `--mem`.
+fn return_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 17);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 17);
+    }
+}
+
 fn main() {
+    return_freed_memory();
     let cli = cli::Cli::parse();
     let code = match cli::run(cli) {
         Ok(()) => 0,

@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use clap::Args;
 
-use bawo::db::{self, coverage::unfinished_note, Database};
+use bawo::db::{self, coverage::unfinished_note, memory::ReadBudget, Database};
 use bawo::error::{Error, Result};
 use bawo::progress::human_bytes;
+use bawo::solve::budget;
 
 use super::args::{print_json, with_threads};
 use super::table;
@@ -32,6 +33,10 @@ pub struct VerifyArgs {
     /// fails verification).
     #[arg(long)]
     pub partial: bool,
+    /// Memory budget, e.g. 1G, 512M: peak memory stays within it (decoded tiers beyond it
+    /// are probed block by block, more slowly) [default: no limit].
+    #[arg(long, value_name = "SIZE")]
+    pub mem: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -45,10 +50,33 @@ pub struct StatsArgs {
     /// Draw value shares per tier and the depth histogram into FILE.svg or FILE.png.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    /// Memory budget, e.g. 1G, 512M: fewer blocks are decoded at once to stay within it
+    /// [default: no limit].
+    #[arg(long, value_name = "SIZE")]
+    pub mem: Option<String>,
+}
+
+/// The budget `--mem` gives a reader with `threads` workers (none: no limit), refused
+/// (exit code 2) when it cannot hold one block, naming the least that can.
+fn read_budget(mem: Option<&str>, threads: usize) -> Result<ReadBudget> {
+    let Some(m) = mem else {
+        return Ok(ReadBudget::unbounded(threads));
+    };
+    let b = budget::parse_size(m)?;
+    if std::env::var_os(budget::ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
+        budget::check_within_physical(b, budget::physical_memory())?;
+    }
+    Ok(ReadBudget::new(b, threads)?)
+}
+
+/// Worker threads `--threads` asks for, or one per core.
+fn threads_of(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 pub fn run_verify(a: VerifyArgs) -> Result<()> {
-    let db = Database::open(&a.db)?;
+    let mem = read_budget(a.mem.as_deref(), threads_of(a.threads))?;
+    let db = Database::open_with_cache(&a.db, mem.cache as usize)?;
     if let Some(note) = unfinished_note(&db).filter(|_| !a.partial) {
         return Err(Error::Missing(format!(
             "{note}; pass --partial to verify the finished tiers only"
@@ -60,7 +88,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         seed: a.seed,
     };
     let start = Instant::now();
-    let report = with_threads(a.threads, || db::verify::verify(&db, &opts))??;
+    let report = with_threads(a.threads, || db::verify::verify_within(&db, &opts, &mem))??;
     if !report.ok() {
         super::out::fail_even_if_closed(1);
     }
@@ -127,9 +155,10 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
     if let Some(p) = &a.plot {
         db::plot::PlotKind::of(p)?;
     }
-    let db = Database::open(&a.db)?;
+    let mem = read_budget(a.mem.as_deref(), threads_of(None))?;
+    let db = Database::open_with_cache(&a.db, mem.cache as usize)?;
     super::open::warn_if_unfinished(&db);
-    let s = db::stats::stats(&db)?;
+    let s = db::stats::stats_within(&db, &mem)?;
     if let Some(p) = &a.plot {
         db::plot::plot(&s, p)?;
     }

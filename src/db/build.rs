@@ -7,11 +7,13 @@
 
 use std::path::Path;
 
-use super::format::{write_tier, BdbFile, EncodeOptions};
+use super::encode::write_table_tier;
+use super::format::{BdbFile, EncodeOptions};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::solve::run::{RunProgress, SolveConfig, SolveReport, TierSink};
 use crate::store::manifest::FileRecord;
+use crate::store::table::TableData;
 
 /// Writes each finished tier's compressed file.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,9 +27,9 @@ impl TierSink for Compressor {
         dir: &Path,
         tier: Tier,
         fingerprint: u64,
-        entries: &[u16],
+        table: &TableData,
     ) -> Result<FileRecord> {
-        write_tier(dir, tier, fingerprint, entries, &self.options)
+        write_table_tier(dir, tier, fingerprint, table, &self.options)
     }
 
     fn check(

@@ -1,15 +1,16 @@
 //! Encoding a tier's entries into a `.bdb` file: the code book, packed blocks, zstd frames,
 //! the index and the checksums (the layout is described in [`super::format`]).
 
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use rayon::prelude::*;
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 use super::layout::{file_name, meta_checksum, Header, HEADER, INDEX_ENTRY, TRAILER};
 use crate::error::{Error, Result};
 use crate::store::manifest::FileRecord;
+use crate::store::table::TableData;
 use crate::store::Checksum;
 
 /// How a tier is encoded.
@@ -43,27 +44,20 @@ struct CodeBook {
 }
 
 impl CodeBook {
-    fn build(entries: &[u16]) -> CodeBook {
-        let counts = entries
-            .par_chunks(1 << 16)
-            .fold(
-                || vec![0u64; 1 << 16],
-                |mut c, chunk| {
-                    for &e in chunk {
-                        c[e as usize] += 1;
-                    }
-                    c
-                },
-            )
-            .reduce(
-                || vec![0u64; 1 << 16],
-                |mut a, b| {
-                    for (x, y) in a.iter_mut().zip(b) {
-                        *x += y;
-                    }
-                    a
-                },
-            );
+    /// Counts the entries `batch` at a time, calling `release` after each batch (so a mapped
+    /// table's pages never pile up), and builds the codes.
+    fn build(entries: &[u16], batch: usize, release: &dyn Fn()) -> CodeBook {
+        let mut counts = vec![0u64; 1 << 16];
+        for part in entries.chunks(batch.max(1)) {
+            for (x, y) in counts.iter_mut().zip(count(part)) {
+                *x += y;
+            }
+            release();
+        }
+        Self::from_counts(&counts, entries.len() as u64)
+    }
+
+    fn from_counts(counts: &[u64], len: u64) -> CodeBook {
         let mut present: Vec<(u64, u16)> = counts
             .iter()
             .enumerate()
@@ -73,11 +67,7 @@ impl CodeBook {
         present.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         // Nibbles when at most one position in 64 needs an escape.
         let beyond_15: u64 = present.iter().skip(15).map(|p| p.0).sum();
-        let width = if beyond_15 * 64 <= entries.len() as u64 {
-            4
-        } else {
-            8
-        };
+        let width = if beyond_15 * 64 <= len { 4 } else { 8 };
         let direct = ((1usize << width) - 1).min(present.len());
         let escape = ((1u16 << width) - 1) as u8;
         let mut code = vec![escape; 1 << 16];
@@ -90,6 +80,30 @@ impl CodeBook {
             code,
         }
     }
+}
+
+/// How often each entry bit pattern occurs in `entries` (counted in parallel).
+fn count(entries: &[u16]) -> Vec<u64> {
+    entries
+        .par_chunks(1 << 20)
+        .fold(
+            || vec![0u64; 1 << 16],
+            |mut c, chunk| {
+                for &e in chunk {
+                    c[e as usize] += 1;
+                }
+                c
+            },
+        )
+        .reduce(
+            || vec![0u64; 1 << 16],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    *x += y;
+                }
+                a
+            },
+        )
 }
 
 /// The decompressed content of one block: packed codes, then the escaped entries.
@@ -119,26 +133,33 @@ fn block_payload(book: &CodeBook, entries: &[u16]) -> (Vec<u8>, u32) {
     (out, escaped.len() as u32)
 }
 
-/// Encodes a tier's entries (every one a valid solved entry) into the bytes of a `.bdb` file.
-pub fn encode(
+/// Bytes the encoder reads back at a time to checksum the file it wrote.
+const READ_BACK: usize = 1 << 20;
+
+/// Encodes a tier's entries (every one a valid solved entry) into `out`, streaming: the codes
+/// are counted and the blocks compressed one batch (a block per thread) at a time and each
+/// batch's frames written before the next is compressed, calling `release` after each batch
+/// so the pages of a mapped table are dropped as they are read. The header, whose block
+/// index offset and checksum are known only at the end, is written last over a placeholder;
+/// the whole-file checksum is then taken by reading the file back. Holds at most a block per
+/// thread (entries, codes, frame and zstd's working memory) and the index (24 bytes per
+/// block). Errors name `path`. Returns the file's length and checksum.
+pub fn encode_to<W: Read + Write + Seek>(
+    out: &mut W,
+    path: &Path,
     tier: u32,
     fingerprint: u64,
     entries: &[u16],
+    release: &dyn Fn(),
     opts: &EncodeOptions,
-) -> Result<Vec<u8>> {
+) -> Result<(u64, Checksum)> {
     if opts.block_positions == 0 {
         return Err(Error::Internal("block size must be positive".into()));
     }
-    let book = CodeBook::build(entries);
-    let frames: Vec<Result<(Vec<u8>, u32)>> = entries
-        .par_chunks(opts.block_positions as usize)
-        .map(|chunk| {
-            let (payload, escapes) = block_payload(&book, chunk);
-            let frame = zstd::bulk::compress(&payload, opts.level)
-                .map_err(|e| Error::Internal(format!("zstd: {e}")))?;
-            Ok((frame, escapes))
-        })
-        .collect();
+    let io = |e| Error::io(path, e);
+    let block = opts.block_positions as usize;
+    let batch = block * rayon::current_num_threads().max(1);
+    let book = CodeBook::build(entries, batch, release);
     let mut header = Header {
         tier,
         states: entries.len() as u64,
@@ -146,30 +167,85 @@ pub fn encode(
         block_positions: opts.block_positions,
         width: book.width,
         level: opts.level.clamp(i8::MIN as i32, i8::MAX as i32) as i8,
-        symbols: book.symbols,
-        blocks: frames.len() as u32,
+        symbols: book.symbols.clone(),
+        blocks: entries.len().div_ceil(block) as u32,
         index_offset: 0,
     };
-    let mut body = Vec::new();
-    let mut index = Vec::with_capacity(frames.len() * INDEX_ENTRY);
     let head_len = HEADER as u64 + 2 * header.symbols.len() as u64;
-    for f in frames {
-        let (frame, escapes) = f?;
-        index.extend_from_slice(&(head_len + body.len() as u64).to_le_bytes());
-        index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
-        index.extend_from_slice(&escapes.to_le_bytes());
-        index.extend_from_slice(&xxh3_64(&frame).to_le_bytes());
-        body.extend_from_slice(&frame);
+    out.seek(SeekFrom::Start(0)).map_err(io)?;
+    write(out, path, &vec![0u8; head_len as usize])?;
+    let mut offset = head_len;
+    let mut index = Vec::with_capacity(header.blocks as usize * INDEX_ENTRY);
+    for part in entries.chunks(batch) {
+        let frames: Vec<Result<(Vec<u8>, u32)>> = part
+            .par_chunks(block)
+            .map(|chunk| {
+                let (payload, escapes) = block_payload(&book, chunk);
+                let frame = zstd::bulk::compress(&payload, opts.level)
+                    .map_err(|e| Error::Internal(format!("zstd: {e}")))?;
+                Ok((frame, escapes))
+            })
+            .collect();
+        release();
+        for f in frames {
+            let (frame, escapes) = f?;
+            index.extend_from_slice(&offset.to_le_bytes());
+            index.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+            index.extend_from_slice(&escapes.to_le_bytes());
+            index.extend_from_slice(&xxh3_64(&frame).to_le_bytes());
+            write(out, path, &frame)?;
+            offset += frame.len() as u64;
+        }
     }
-    header.index_offset = head_len + body.len() as u64;
-    let mut out = header.encode();
-    out.extend_from_slice(&body);
-    out.extend_from_slice(&index);
-    let meta = meta_checksum(&out[..head_len as usize], &index);
-    out[56..64].copy_from_slice(&meta.to_le_bytes());
-    let whole = xxh3_64(&out);
-    out.extend_from_slice(&whole.to_le_bytes());
-    Ok(out)
+    header.index_offset = offset;
+    write(out, path, &index)?;
+    let mut head = header.encode();
+    let meta = meta_checksum(&head, &index);
+    head[56..64].copy_from_slice(&meta.to_le_bytes());
+    out.seek(SeekFrom::Start(0)).map_err(io)?;
+    write(out, path, &head)?;
+    // The whole-file checksum covers the header just written: read everything back.
+    out.seek(SeekFrom::Start(0)).map_err(io)?;
+    let end = offset + index.len() as u64;
+    let mut hasher = Xxh3::new();
+    let mut buf = vec![0u8; READ_BACK];
+    let mut left = end;
+    while left > 0 {
+        let n = (left as usize).min(READ_BACK);
+        out.read_exact(&mut buf[..n]).map_err(io)?;
+        hasher.update(&buf[..n]);
+        left -= n as u64;
+    }
+    let whole = hasher.digest();
+    write(out, path, &whole.to_le_bytes())?;
+    Ok((end + TRAILER as u64, Checksum(whole)))
+}
+
+/// Writes all of `bytes`, failing as a full disk would once the fault-injection budget
+/// ([`crate::store::fault`]) is spent.
+fn write<W: Write>(out: &mut W, path: &Path, bytes: &[u8]) -> Result<()> {
+    crate::store::fault::check_write(bytes.len(), path)?;
+    out.write_all(bytes).map_err(|e| Error::io(path, e))
+}
+
+/// Encodes a tier's entries into the bytes of a `.bdb` file held in memory (tests, tools).
+pub fn encode(
+    tier: u32,
+    fingerprint: u64,
+    entries: &[u16],
+    opts: &EncodeOptions,
+) -> Result<Vec<u8>> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    encode_to(
+        &mut out,
+        Path::new("(memory)"),
+        tier,
+        fingerprint,
+        entries,
+        &|| {},
+        opts,
+    )?;
+    Ok(out.into_inner())
 }
 
 /// Encodes `entries` and writes `dir/tier-KKKK.bdb` atomically.
@@ -180,14 +256,50 @@ pub fn write_tier(
     entries: &[u16],
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {
-    let bytes = encode(tier, fingerprint, entries, opts)?;
-    let checksum = u64::from_le_bytes(bytes[bytes.len() - TRAILER..].try_into().expect("8"));
+    write_tier_released(dir, tier, fingerprint, entries, &|| {}, opts)
+}
+
+/// Encodes a raw table (copied or mapped) and writes `dir/tier-KKKK.bdb` atomically, dropping
+/// the table's mapped pages as they are read: the solver's compression of a finished tier.
+pub fn write_table_tier(
+    dir: &Path,
+    tier: u32,
+    fingerprint: u64,
+    table: &TableData,
+    opts: &EncodeOptions,
+) -> Result<FileRecord> {
+    let release = || table.release();
+    write_tier_released(dir, tier, fingerprint, table.entries(), &release, opts)
+}
+
+/// Streams the file into an exclusively created temporary file next to its place, syncs it
+/// and renames it there.
+fn write_tier_released(
+    dir: &Path,
+    tier: u32,
+    fingerprint: u64,
+    entries: &[u16],
+    release: &dyn Fn(),
+    opts: &EncodeOptions,
+) -> Result<FileRecord> {
     let file = file_name(tier);
-    let written =
-        crate::store::write_atomic(&dir.join(&file), |w: &mut dyn Write| w.write_all(&bytes))?;
+    let path = dir.join(&file);
+    let mut tmp = crate::store::temp_file_for(&path)?;
+    let (bytes, checksum) = encode_to(
+        tmp.as_file_mut(),
+        &path,
+        tier,
+        fingerprint,
+        entries,
+        release,
+        opts,
+    )?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(&path, e))?;
+    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    crate::store::sync_dir(dir)?;
     Ok(FileRecord {
         file,
-        bytes: written,
-        checksum: Checksum(checksum),
+        bytes,
+        checksum,
     })
 }

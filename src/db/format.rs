@@ -76,6 +76,19 @@ impl BdbFile {
     }
 }
 
+impl BdbFile {
+    /// Drops the file's mapped pages from this process's memory (they are read back from
+    /// the page cache or the disk when next needed): readers of a whole database call it
+    /// after each batch of blocks, so the mapped file never piles up in their memory.
+    pub fn release(&self) {
+        // SAFETY: a read-only shared file map: dropped pages are read back from the file.
+        let _ = unsafe {
+            self.bytes
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+}
+
 impl BdbFile<Vec<u8>> {
     /// Parses a file held in memory (tests, tools).
     pub fn from_vec(

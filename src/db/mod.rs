@@ -8,6 +8,7 @@
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
+//! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
 //! | [`plot`]   | the `stats --plot` picture                                        |
@@ -27,6 +28,7 @@ pub mod encode;
 pub mod export;
 pub mod format;
 pub mod layout;
+pub mod memory;
 pub mod play;
 pub mod plot;
 pub mod stats;
@@ -156,6 +158,18 @@ impl Database {
             .expect("table lock")
             .insert(tier, f.clone());
         Ok(f)
+    }
+
+    /// Drops the mapped pages of every file opened so far (see [`BdbFile::release`]).
+    pub fn release_maps(&self) {
+        let open: Vec<Arc<BdbFile>> = self
+            .open
+            .lock()
+            .expect("table lock")
+            .values()
+            .cloned()
+            .collect();
+        open.iter().for_each(|f| f.release());
     }
 
     /// The stored entry of `index` in `tier`. Decompresses at most one block.

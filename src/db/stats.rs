@@ -4,9 +4,9 @@
 //! keys, each tier with the same keys, plus `win_depths` and `loss_depths` (index = depth,
 //! value = positions), so scripts written for one read the other.
 
-use rayon::prelude::*;
 use serde::Serialize;
 
+use super::memory::{for_each_block, ReadBudget};
 use super::Database;
 use crate::error::Result;
 use crate::value::{Entry, Value};
@@ -104,8 +104,14 @@ fn merge(mut a: TierStats, b: TierStats) -> TierStats {
     a
 }
 
-/// Reads every tier (blocks decoded in parallel) and counts.
+/// Reads every tier (blocks decoded in parallel, a worker per thread) and counts.
 pub fn stats(db: &Database) -> Result<Stats> {
+    stats_within(db, &ReadBudget::unbounded(rayon::current_num_threads()))
+}
+
+/// Reads every tier and counts within `mem`: `mem.workers` blocks decoded at a time, the
+/// compressed files' pages dropped after each batch.
+pub fn stats_within(db: &Database, mem: &ReadBudget) -> Result<Stats> {
     let finishing = db.finishing();
     let mut out = Stats {
         game: db.manifest().game.clone(),
@@ -115,11 +121,12 @@ pub fn stats(db: &Database) -> Result<Stats> {
         ..Default::default()
     };
     for record in &db.manifest().tiers {
-        let entries = db.tier_entries(record.tier)?;
-        let mut t = entries
-            .par_chunks(1 << 16)
-            .map(count)
-            .reduce(TierStats::default, merge);
+        let file = db.source(record.tier)?;
+        let mut t = TierStats::default();
+        for_each_block(&file, mem.workers, |_, entries| {
+            t = merge(std::mem::take(&mut t), count(&entries));
+            Ok(())
+        })?;
         t.tier = record.tier;
         t.seeds = record.counts.seeds;
         trim(&mut t.win_depths);

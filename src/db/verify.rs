@@ -19,16 +19,18 @@
 //! justifying successors are all stored correctly.
 //!
 //! The full pass decodes each tier once (blocks in parallel) and keeps the decoded tiers in
-//! memory (2 bytes per position) for the lookups of the tiers above; `--sample K` instead
-//! checks K random positions through ordinary probes and the block cache.
+//! memory (2 bytes per position) for the lookups of the tiers above while they fit the
+//! budget (`--mem`, the most recent tiers kept); lookups into tiers beyond it are probes
+//! through the block cache, slower but within the budget. `--sample K` instead checks K
+//! random positions through ordinary probes and the block cache.
 
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::memory::{for_each_block, ReadBudget};
 use super::Database;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
-use crate::solve::tables::{Lookup, TableData, Tables};
 use crate::value::{Entry, Value};
 
 /// At most this many bad positions and bad blocks are named.
@@ -134,6 +136,7 @@ fn check_checksums(db: &Database, report: &mut VerifyReport) {
                     .filter_map(|b| f.check_block(b).err().map(|e| e.to_string()))
                     .collect();
                 let whole = f.check_file().err();
+                f.release();
                 report.bad_blocks.extend(bad);
                 if let Some(e) = whole {
                     report.bad_blocks.push(e.to_string());
@@ -146,6 +149,22 @@ fn check_checksums(db: &Database, report: &mut VerifyReport) {
 /// Runs the checks. Damaged files stop the run before the forward pass, whose lookups could
 /// not be trusted.
 pub fn verify(db: &Database, opts: &VerifyOptions) -> Result<VerifyReport> {
+    verify_within(
+        db,
+        opts,
+        &ReadBudget::unbounded(rayon::current_num_threads()),
+    )
+}
+
+/// Runs the checks within `mem`: decoded tiers are kept for lookups while they fit its
+/// spare bytes (the most recent ones), the others are probed through the block cache (open
+/// the database with a cache of `mem.cache` bytes), and the compressed files' pages are
+/// dropped as they are read.
+pub fn verify_within(
+    db: &Database,
+    opts: &VerifyOptions,
+    mem: &ReadBudget,
+) -> Result<VerifyReport> {
     let mut report = VerifyReport::default();
     check_checksums(db, &mut report);
     if !report.bad_blocks.is_empty() {
@@ -157,7 +176,7 @@ pub fn verify(db: &Database, opts: &VerifyOptions) -> Result<VerifyReport> {
     let present: u64 = db.manifest().tiers.iter().map(|r| r.counts.states).sum();
     crate::with_game!(db.game(), g => match opts.sample {
         Some(k) if k < present => sample_pass(db, g, k, opts.seed, &mut report)?,
-        _ => full_pass(db, g, &mut report)?,
+        _ => full_pass(db, g, mem, &mut report)?,
     });
     report.bad_positions.sort_by_key(|b| (b.tier, b.index));
     report.bad_positions.truncate(MAX_NAMED);
@@ -185,70 +204,174 @@ fn bad_position<G: Game>(
 /// Positions one worker checks at a time.
 const CHUNK: u64 = 1 << 14;
 
-fn full_pass<G: Game>(db: &Database, g: &G, report: &mut VerifyReport) -> Result<()> {
-    let mut tables = Tables::default();
+/// The decoded tiers the full pass keeps for lookups, the most recent first to go last:
+/// lookups mostly stay in their own tier or the few below it.
+struct Decoded {
+    tiers: Vec<(Tier, Vec<u16>)>,
+    bytes: u64,
+    room: u64,
+}
+
+impl Decoded {
+    /// Makes room for `bytes` more by dropping the oldest tiers; false when even all the room
+    /// cannot hold them.
+    fn make_room(&mut self, bytes: u64) -> bool {
+        if bytes > self.room {
+            return false;
+        }
+        while self.bytes + bytes > self.room {
+            let (_, old) = self.tiers.remove(0);
+            self.bytes -= 2 * old.len() as u64;
+        }
+        true
+    }
+
+    fn get(&self, tier: Tier) -> Option<&[u16]> {
+        self.tiers
+            .iter()
+            .find(|t| t.0 == tier)
+            .map(|t| t.1.as_slice())
+    }
+}
+
+fn full_pass<G: Game>(
+    db: &Database,
+    g: &G,
+    mem: &ReadBudget,
+    report: &mut VerifyReport,
+) -> Result<()> {
+    let mut decoded = Decoded {
+        tiers: Vec::new(),
+        bytes: 0,
+        room: mem.spare(),
+    };
+    let mut seen: Vec<Tier> = Vec::new();
     for record in &db.manifest().tiers {
         let tier = record.tier;
-        let entries = match db.tier_entries(tier) {
-            Ok(e) => e,
+        let size = record.counts.states;
+        let file = match db.source(tier) {
+            Ok(f) => f,
             Err(e @ Error::Corrupt { .. }) => {
                 report.bad_blocks.push(e.to_string());
                 return Ok(());
             }
             Err(e) => return Err(e),
         };
-        tables.insert(tier, TableData::Owned(entries));
-        let stored = tables.get(tier).expect("inserted").entries();
-        let size = stored.len() as u64;
-        let results: Vec<Result<(u64, Vec<BadPosition>)>> = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .map_init(Vec::new, |succ, c| {
-                let lo = c * CHUNK;
-                let mut bad = 0u64;
-                let mut named = Vec::new();
-                let mut failure = None;
-                g.visit(tier, lo..(lo + CHUNK).min(size), |i, pos| {
-                    if failure.is_some() {
-                        return;
-                    }
-                    succ.clear();
-                    g.successors(pos, succ);
-                    let lookup = |t: Tier, idx: u64| {
-                        let e = tables.entry(t, idx);
-                        if e.value().is_none() {
-                            return Err(Error::Missing(format!(
-                                "a move from tier {tier} leads to tier {t}, which the database does not hold"
-                            )));
-                        }
-                        Ok(e)
-                    };
-                    match expected_entry(succ, lookup) {
-                        Ok(want) => {
-                            let have = Entry(stored[i as usize]);
-                            if have != want {
-                                bad += 1;
-                                if named.len() < MAX_NAMED {
-                                    named.push(bad_position(g, tier, i, have, want));
-                                }
-                            }
-                        }
-                        Err(e) => failure = Some(e),
-                    }
-                });
-                match failure {
-                    Some(e) => Err(e),
-                    None => Ok((bad, named)),
-                }
-            })
-            .collect();
-        for r in results {
-            let (bad, named) = r?;
+        seen.push(tier);
+        // A tier that fits is decoded whole first (its own lookups read it); one that does
+        // not is checked a batch of blocks at a time, its lookups probing the block cache.
+        let resident = decoded.make_room(2 * size);
+        let mut whole = Vec::new();
+        if resident {
+            whole.reserve_exact(size as usize);
+        }
+        let mut batch: Vec<u16> = Vec::new();
+        let mut batch_start = 0u64;
+        let batch_len = mem.workers as u64 * file.header().block_positions as u64;
+        let decoding = for_each_block(&file, mem.workers, |start, entries| {
+            if resident {
+                whole.extend_from_slice(&entries);
+                return Ok(());
+            }
+            if batch.is_empty() {
+                batch_start = start;
+            }
+            batch.extend_from_slice(&entries);
+            let end = start + entries.len() as u64;
+            if end - batch_start >= batch_len || end == size {
+                let (bad, named) = check_range(db, g, tier, batch_start, &batch, &decoded, &seen)?;
+                report.mismatches += bad;
+                report.bad_positions.extend(named);
+                batch.clear();
+                db.release_maps();
+            }
+            Ok(())
+        });
+        match decoding {
+            Err(e @ Error::Corrupt { .. }) => {
+                report.bad_blocks.push(e.to_string());
+                return Ok(());
+            }
+            r => r?,
+        }
+        if resident {
+            decoded.bytes += 2 * size;
+            decoded.tiers.push((tier, whole));
+            let stored = decoded.get(tier).expect("just kept");
+            let (bad, named) = check_range(db, g, tier, 0, stored, &decoded, &seen)?;
             report.mismatches += bad;
             report.bad_positions.extend(named);
+            db.release_maps();
         }
         report.checked += size;
     }
     Ok(())
+}
+
+/// Checks positions `first..first + stored.len()` of `tier` (whose stored entries are
+/// `stored`) in parallel: their count of disagreements and the first few named. Successors
+/// are looked up in the decoded tiers, else probed.
+fn check_range<G: Game>(
+    db: &Database,
+    g: &G,
+    tier: Tier,
+    first: u64,
+    stored: &[u16],
+    decoded: &Decoded,
+    seen: &[Tier],
+) -> Result<(u64, Vec<BadPosition>)> {
+    let end = first + stored.len() as u64;
+    let results: Vec<Result<(u64, Vec<BadPosition>)>> = (0..(stored.len() as u64).div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(Vec::new, |succ, c| {
+            let lo = first + c * CHUNK;
+            let mut bad = 0u64;
+            let mut named = Vec::new();
+            let mut failure = None;
+            g.visit(tier, lo..(lo + CHUNK).min(end), |i, pos| {
+                if failure.is_some() {
+                    return;
+                }
+                succ.clear();
+                g.successors(pos, succ);
+                let lookup = |t: Tier, idx: u64| {
+                    if let Some(e) = decoded.get(t) {
+                        return Ok(Entry(e[idx as usize]));
+                    }
+                    if !seen.contains(&t) {
+                        return Err(Error::Missing(format!(
+                            "a move from tier {tier} leads to tier {t}, which the database does not hold"
+                        )));
+                    }
+                    db.probe(t, idx)
+                };
+                match expected_entry(succ, lookup) {
+                    Ok(want) => {
+                        let have = Entry(stored[(i - first) as usize]);
+                        if have != want {
+                            bad += 1;
+                            if named.len() < MAX_NAMED {
+                                named.push(bad_position(g, tier, i, have, want));
+                            }
+                        }
+                    }
+                    Err(e) => failure = Some(e),
+                }
+            });
+            match failure {
+                Some(e) => Err(e),
+                None => Ok((bad, named)),
+            }
+        })
+        .collect();
+    let mut bad = 0;
+    let mut named = Vec::new();
+    for r in results {
+        let (b, n) = r?;
+        bad += b;
+        named.extend(n);
+    }
+    Ok((bad, named))
 }
 
 fn sample_pass<G: Game>(

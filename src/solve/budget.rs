@@ -10,7 +10,10 @@
 
 use crate::game::InputError;
 
-/// Bytes kept back for buffers, thread stacks, the allocator and the binary itself.
+/// Bytes kept back for the binary itself, thread stacks, the allocator, the work logs'
+/// buffers (at most [`crate::store::append::ALL_BUFFERS`] together), a block of the
+/// successor pass and the least room for mapped lower-tier pages
+/// ([`super::tables::MIN_MAPPED`]).
 pub const FIXED_OVERHEAD: u64 = 96 << 20;
 
 /// Smallest range worth planning for.
@@ -85,11 +88,12 @@ const RESIDENT_SHARE: u64 = 4;
 
 /// Bytes per position of the busiest phase of a tier with about `edges` in-tier edges per
 /// position: predecessor building holds 8 bytes per edge of the range plus 4 bytes per edge
-/// and per position of the result; the attractor holds cells (twice while copying), offsets
-/// and predecessor lists. The larger of the two.
+/// and per position of the result; the attractor holds cells (twice while copying), offsets,
+/// predecessor lists, the range's due positions (4 bytes each) and the messages they emit
+/// before they go to the level's batches (4 bytes per edge). The larger of the two.
 fn per_position(edges: f64) -> f64 {
     let e = edges.max(0.25);
-    (4.0 + 12.0 * e).max(12.0 + 4.0 * e)
+    (4.0 + 12.0 * e).max(16.0 + 8.0 * e)
 }
 
 pub use crate::error::MemoryError;
@@ -110,9 +114,9 @@ pub struct TierPlan {
 /// |----------------------|---------------------------------------------------------------|
 /// | fixed overhead       | [`FIXED_OVERHEAD`]: buffers, thread stacks, allocator, binary  |
 /// | level messages       | an eighth of the budget (at least 1 MiB), then they spill     |
-/// | lower tiers          | copied into memory up to a quarter of the budget, else mapped |
+/// | lower tiers          | a quarter of the budget: copied tiers and mapped pages together |
 /// | a tier's range       | the rest: the largest power-of-two range whose windows fit    |
-/// | compression          | after a tier's work is freed: the encoded tier, per-thread blocks |
+/// | compression          | after a tier's work is freed: a block per worker, streamed; as many workers as fit (up to the threads) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPlan {
     pub budget: u64,
@@ -122,6 +126,8 @@ pub struct MemoryPlan {
     pub resident_lower: u64,
     /// Every tier of the run, in solving order.
     pub tiers: Vec<TierPlan>,
+    /// Blocks compressed at once when a tier is finished (a worker thread each).
+    pub compress_workers: usize,
 }
 
 /// One tier as the planner sees it.
@@ -136,7 +142,8 @@ pub struct TierShape {
 impl MemoryPlan {
     /// Plans `tiers` (in solving order) within `budget`. `range_bits` overrides the planned
     /// range size (tests, benchmarks) where the override fits the budget too; compression
-    /// buffers for `threads` workers must fit beside the fixed overhead.
+    /// buffers for one worker must fit beside the fixed overhead (up to `threads` are used where
+    /// they fit).
     pub fn new(
         budget: u64,
         range_bits: Option<u32>,
@@ -168,12 +175,13 @@ impl MemoryPlan {
                 }
             };
             let window = per * (1u64 << window_bits) as f64;
-            let compress = compression_bytes(t.states, threads) as f64;
+            // One compressing worker at least; more where the budget holds them.
+            let compress = compression_bytes(1) as f64;
             let ranges_mib = least_budget(lower, |b| message_budget(b) as f64 + window);
             let compress_mib = least_budget(lower, |_| compress);
             refused |= fixed as f64 + window > budget as f64
                 || (FIXED_OVERHEAD + reserve) as f64 + compress > budget as f64;
-            for (what, mib) in [("ranges", ranges_mib), ("compressed copy", compress_mib)] {
+            for (what, mib) in [("ranges", ranges_mib), ("compression", compress_mib)] {
                 if hardest.is_none_or(|h| mib > h.3) {
                     hardest = Some((t.tier, t.states, what, mib));
                 }
@@ -196,7 +204,7 @@ impl MemoryPlan {
                 } else if what == "ranges" {
                     format!("is too small for tier {tier} of {states} positions")
                 } else {
-                    format!("cannot hold the compressed copy of tier {tier} ({states} positions)")
+                    "cannot hold the buffers that compress a tier".to_string()
                 };
                 return Err(MemoryError {
                     budget,
@@ -211,6 +219,7 @@ impl MemoryPlan {
             messages,
             resident_lower,
             tiers: planned,
+            compress_workers: compress_workers(budget, lower.min(resident_lower), threads),
         })
     }
 
@@ -265,12 +274,22 @@ fn least_budget(lower: u64, other: impl Fn(u64) -> f64) -> u64 {
     mib
 }
 
-/// Bytes that compressing a tier of `states` positions holds at once: the compressed frames
-/// and their copy into the file's bytes (at most a byte per position each), and per worker a
-/// block's codes and zstd's working memory.
-pub fn compression_bytes(states: u64, threads: usize) -> u64 {
-    const PER_WORKER: u64 = (2 << 21) + (16 << 20);
-    2 * states + threads as u64 * PER_WORKER
+/// Bytes one compressing worker holds: the block's entries (mapped pages, dropped after each
+/// batch; 4 MiB), its codes, its compressed frame and zstd's working memory
+/// (`db/encode.rs` streams a block per worker at a time, whatever the tier's size; the block
+/// index, 24 bytes per 2^21 positions, is noise).
+pub const COMPRESS_PER_WORKER: u64 = (2 << 21) + (16 << 20);
+
+/// Bytes that `workers` compressing workers hold at once.
+pub fn compression_bytes(workers: usize) -> u64 {
+    workers as u64 * COMPRESS_PER_WORKER
+}
+
+/// Compressing workers that fit `budget` beside the fixed overhead and lower tiers' share
+/// (at least one: the plan refuses a budget that does not hold one), at most `threads`.
+fn compress_workers(budget: u64, lower_share: u64, threads: usize) -> usize {
+    let room = budget.saturating_sub(FIXED_OVERHEAD + lower_share);
+    ((room / COMPRESS_PER_WORKER) as usize).clamp(1, threads.max(1))
 }
 
 #[cfg(test)]

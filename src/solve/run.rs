@@ -29,13 +29,15 @@ use crate::store::{fingerprint, lock, table};
 /// (the database layer's compressor); the solver records the file the sink returns in the
 /// manifest, and asks the sink to check it when a run resumes.
 pub trait TierSink: Sync {
-    /// Makes what a finished tier's entries make, in `dir`; returns the file to record.
+    /// Makes what a finished tier's table makes, in `dir`; returns the file to record. A
+    /// mapped table's pages count toward the memory budget: read it in pieces and
+    /// [`TableData::release`] them as you go.
     fn tier_finished(
         &self,
         dir: &Path,
         tier: Tier,
         fingerprint: u64,
-        entries: &[u16],
+        table: &TableData,
     ) -> Result<FileRecord>;
 
     /// Checks a file this sink made, named in the record of a finished tier.
@@ -317,7 +319,7 @@ pub fn solve<G: Game>(
         checkpoint_every: cfg.checkpoint_every,
         work_root,
     };
-    let mut tables = Tables::default();
+    let mut tables = Tables::bounded(opts.plan.resident_lower);
     let mut lower_bytes = 0u64;
     let mut report = SolveReport::default();
     for rec in manifest.tiers.clone() {
@@ -401,7 +403,9 @@ pub fn solve<G: Game>(
         // The distributable, compressed copy of the finished table.
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         let tc = Instant::now();
-        let bdb = sink.tier_finished(&cfg.out, tier, fp, data.entries())?;
+        let bdb = compress_within(opts.plan.compress_workers, || {
+            sink.tier_finished(&cfg.out, tier, fp, &data)
+        })?;
         owned.file(&bdb.file)?;
         report.compress += tc.elapsed();
         let bytes = solved.bytes + bdb.bytes;
@@ -442,6 +446,20 @@ pub fn solve<G: Game>(
     );
     report.wall = start.elapsed();
     Ok(report)
+}
+
+/// Runs `f` (a sink compressing a tier a block per worker thread) on `workers` threads, the
+/// number of blocks the memory plan holds at once; on the current threads when they are no
+/// more.
+fn compress_within<T: Send>(workers: usize, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    if workers >= rayon::current_num_threads() {
+        return f();
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot start compressing threads: {e}")))?
+        .install(f)
 }
 
 /// Lower tiers are looked up at random. While they fit the plan's share for them they are

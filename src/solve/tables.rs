@@ -1,4 +1,17 @@
 //! Finished tiers, looked up by the successor pass of the tiers above them.
+//!
+//! Lower tiers copied into memory count once; mapped ones count by the pages their lookups
+//! touch, which stay in this process's resident set until they are dropped. So a bounded
+//! [`Tables`] keeps the two together within the share the memory plan gives lower tiers:
+//! every thread counts its lookups into mapped tables and, every [`CHECK_EVERY`] of them,
+//! reads the process's resident file pages (`/proc/self/statm`); beyond the limit every map's
+//! pages are dropped (they come back from the page cache, or the disk, when next needed). A
+//! lookup touches at most one new page, so between two checks the maps grow by at most
+//! `CHECK_EVERY` pages per thread, and the limit keeps that much room free.
+
+use std::cell::Cell;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 
 use crate::game::Tier;
 pub use crate::store::table::TableData;
@@ -11,19 +24,96 @@ pub trait Lookup: Sync {
     fn entry(&self, tier: Tier, index: u64) -> Entry;
 }
 
+/// Lookups into mapped tables a thread makes between two reads of its resident pages: a read
+/// costs a few microseconds, so this keeps the checks below a percent of the lookups' time.
+pub const CHECK_EVERY: u32 = 1024;
+
+/// Mapped pages always allowed, however much of the share owned tables take (it comes out of
+/// the plan's fixed overhead): fewer would drop pages after every few lookups.
+pub const MIN_MAPPED: u64 = 8 << 20;
+
+const PAGE: u64 = 4096;
+
 /// The finished tiers of one solve, indexed by tier id.
 #[derive(Default)]
 pub struct Tables {
     tiers: Vec<Option<TableData>>,
+    /// Bytes of owned (copied) tables.
+    owned: u64,
+    /// The bound on mapped pages, when there is one.
+    bound: Option<Bound>,
+}
+
+/// What bounds the mapped pages: the share of lower tiers and how to read the resident set.
+struct Bound {
+    /// Bytes that owned tables and resident mapped pages may take together.
+    share: u64,
+    /// File pages resident before any table was mapped (the binary's own code).
+    baseline: u64,
+    /// Resident file bytes beyond which mapped pages are dropped.
+    limit: u64,
+    statm: File,
+}
+
+thread_local! {
+    /// Lookups into mapped tables this thread made since its last check.
+    static MAPPED_LOOKUPS: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Resident file-backed bytes of this process (the third field of `/proc/self/statm`).
+fn resident_file_bytes(statm: &File) -> Option<u64> {
+    let mut buf = [0u8; 160];
+    let n = statm.read_at(&mut buf, 0).ok()?;
+    let text = std::str::from_utf8(&buf[..n]).ok()?;
+    let pages: u64 = text.split_whitespace().nth(2)?.parse().ok()?;
+    Some(pages * PAGE)
 }
 
 impl Tables {
+    /// Tables whose owned copies and resident mapped pages together stay within `share`
+    /// bytes (at least [`MIN_MAPPED`] of mapped pages). Without `/proc/self/statm` the maps
+    /// are only dropped by [`Tables::release`].
+    pub fn bounded(share: u64) -> Tables {
+        let bound = File::open("/proc/self/statm").ok().and_then(|statm| {
+            let baseline = resident_file_bytes(&statm)?;
+            Some(Bound {
+                share,
+                baseline,
+                limit: 0,
+                statm,
+            })
+        });
+        let mut t = Tables {
+            bound,
+            ..Tables::default()
+        };
+        t.set_limit();
+        t
+    }
+
+    fn set_limit(&mut self) {
+        let owned = self.owned;
+        if let Some(b) = &mut self.bound {
+            // Room for what the threads may touch before their next check.
+            let slack = rayon::current_num_threads() as u64 * CHECK_EVERY as u64 * PAGE;
+            let mapped = b.share.saturating_sub(owned).saturating_sub(slack);
+            b.limit = b.baseline + mapped.max(MIN_MAPPED);
+        }
+    }
+
     pub fn insert(&mut self, tier: Tier, data: TableData) {
         let t = tier as usize;
         if self.tiers.len() <= t {
             self.tiers.resize_with(t + 1, || None);
         }
+        if let TableData::Owned(v) = &data {
+            self.owned += 2 * v.len() as u64;
+        }
+        if let Some(TableData::Owned(old)) = &self.tiers[t] {
+            self.owned -= 2 * old.len() as u64;
+        }
         self.tiers[t] = Some(data);
+        self.set_limit();
     }
 
     pub fn get(&self, tier: Tier) -> Option<&TableData> {
@@ -38,14 +128,91 @@ impl Tables {
     pub fn release(&self) {
         self.iter().for_each(TableData::release);
     }
+
+    /// The resident-file-bytes limit beyond which mapped pages are dropped (tests).
+    pub fn mapped_limit(&self) -> Option<u64> {
+        self.bound.as_ref().map(|b| b.limit)
+    }
+
+    /// Counts a lookup into a mapped table; every [`CHECK_EVERY`] of a thread's lookups,
+    /// drops the maps' pages if they grew beyond the limit.
+    #[inline]
+    fn count_mapped_lookup(&self) {
+        if let Some(b) = &self.bound {
+            let due = MAPPED_LOOKUPS.with(|c| {
+                let n = c.get() + 1;
+                c.set(if n == CHECK_EVERY { 0 } else { n });
+                n == CHECK_EVERY
+            });
+            if due {
+                self.check(b);
+            }
+        }
+    }
+
+    #[cold]
+    fn check(&self, b: &Bound) {
+        if resident_file_bytes(&b.statm).is_some_and(|r| r > b.limit) {
+            self.release();
+        }
+    }
 }
 
 impl Lookup for Tables {
     #[inline]
     fn entry(&self, tier: Tier, index: u64) -> Entry {
         match self.get(tier) {
-            Some(t) => Entry(t.entries()[index as usize]),
+            Some(t @ TableData::Owned(_)) => Entry(t.entries()[index as usize]),
+            Some(t) => {
+                self.count_mapped_lookup();
+                Entry(t.entries()[index as usize])
+            }
             None => Entry::UNSOLVED,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mapped_pages_stay_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tbl");
+        // 64 MiB of entries: far more pages than the limit allows.
+        let states = 32u64 << 20;
+        crate::store::table::write_table_streaming(&path, 3, states, 7, |put| {
+            let piece: Vec<u16> = (0..1u32 << 16).map(|i| (i % 40_000) as u16).collect();
+            for _ in 0..states >> 16 {
+                put(&piece)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        let (_, data) = crate::store::table::open_table(&path, 3, states, 7, false).unwrap();
+        let mut tables = Tables::bounded(0);
+        tables.insert(3, data);
+        let Some(limit) = tables.mapped_limit() else {
+            return; // no /proc: nothing to bound by
+        };
+        let statm = File::open("/proc/self/statm").unwrap();
+        let mut peak = 0;
+        let mut sum = 0u64;
+        // One lookup per page, every page of the table.
+        for i in (0..states).step_by(PAGE as usize / 2) {
+            sum += tables.entry(3, i).0 as u64;
+            if i % (1 << 20) == 0 {
+                peak = peak.max(resident_file_bytes(&statm).unwrap());
+            }
+        }
+        assert!(sum > 0);
+        // Other test threads may map files too; the table alone is 64 MiB.
+        let slack = CHECK_EVERY as u64 * PAGE * rayon::current_num_threads() as u64;
+        assert!(
+            peak <= limit + slack + (16 << 20),
+            "peak {peak} limit {limit}"
+        );
+        assert_eq!(tables.entry(4, 0), Entry::UNSOLVED);
     }
 }

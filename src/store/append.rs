@@ -14,6 +14,7 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -45,6 +46,15 @@ pub struct AppendLog {
 
 /// Buffered bytes per log before a write.
 const BUF: usize = 1 << 18;
+
+/// Buffered bytes of all unheld logs together beyond which every append writes its log's
+/// buffer: a tier out of core has a log per range and one per (level, range), hundreds or
+/// thousands of them, and a buffer each of up to [`BUF`] would exceed the memory budget.
+/// The solver's plan counts this among its fixed overhead.
+pub const ALL_BUFFERS: u64 = 16 << 20;
+
+/// Bytes held now in the buffers of unheld logs.
+static BUFFERED: AtomicU64 = AtomicU64::new(0);
 
 impl AppendLog {
     /// Creates (or empties) the log at `path`.
@@ -122,7 +132,12 @@ impl AppendLog {
 
     /// Keeps appended bytes in memory until [`AppendLog::commit`] or [`AppendLog::flush`].
     pub fn hold(self) -> Self {
-        self.inner.lock().expect("log lock").hold = true;
+        let mut g = self.inner.lock().expect("log lock");
+        if !g.hold {
+            BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+        }
+        g.hold = true;
+        drop(g);
         self
     }
 
@@ -148,12 +163,17 @@ impl AppendLog {
         let mut g = self.inner.lock().expect("log lock");
         g.crc.update(bytes);
         g.buf.extend_from_slice(bytes);
-        if g.buf.len() >= BUF && !g.hold {
-            Self::write_buf(&mut g, &self.path)?;
+        if !g.hold {
+            let all =
+                BUFFERED.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
+            if g.buf.len() >= BUF || all > ALL_BUFFERS {
+                Self::write_buf(&mut g, &self.path)?;
+            }
         }
         Ok(())
     }
 
+    /// Writes the buffer and frees its memory (an idle log holds none).
     fn write_buf(g: &mut Inner, path: &Path) -> Result<()> {
         if g.buf.is_empty() {
             return Ok(());
@@ -162,7 +182,10 @@ impl AppendLog {
         crate::store::fault::check_write(buf.len(), path)?;
         file.write_all(buf).map_err(|e| Error::io(path, e))?;
         g.written += g.buf.len() as u64;
-        g.buf.clear();
+        if !g.hold {
+            BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+        }
+        g.buf = Vec::new();
         Ok(())
     }
 
@@ -191,6 +214,16 @@ impl AppendLog {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl Drop for AppendLog {
+    fn drop(&mut self) {
+        if let Ok(g) = self.inner.get_mut() {
+            if !g.hold {
+                BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+            }
+        }
     }
 }
 

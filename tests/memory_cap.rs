@@ -1,0 +1,125 @@
+//! `--mem` is a hard cap: the peak resident memory of a whole `solve`, `verify` or `stats`
+//! process (read from the kernel's accounting of the child, `wait4`) stays within the budget
+//! it was given, and a budget below a reader's least is refused up front (exit 2).
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Runs the binary with `args`; returns its exit code, its standard output and error, and its
+/// peak resident memory in bytes.
+fn run_measured(args: &[&str]) -> (i32, String, String, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let child = Command::new(env!("CARGO_BIN_EXE_bawo"))
+        .args(args)
+        .env_remove("BAWO_MESSAGE_BUDGET")
+        .stdout(Stdio::from(std::fs::File::create(&out).unwrap()))
+        .stderr(Stdio::from(std::fs::File::create(&err).unwrap()))
+        .spawn()
+        .expect("run bawo");
+    let mut status = 0;
+    // SAFETY: plain C structs and a pid this process spawned and has not waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    let text = |p: &Path| std::fs::read_to_string(p).unwrap();
+    // ru_maxrss is in KiB on Linux.
+    (code, text(&out), text(&err), usage.ru_maxrss as u64 * 1024)
+}
+
+const MIB: u64 = 1 << 20;
+
+#[test]
+fn a_budgeted_solve_and_its_readers_stay_within_the_budget() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().join("n3s15");
+    let db = db.to_str().unwrap();
+    // 34.8 million positions, the largest tier 15.5 million: before the budget was a hard cap
+    // this solve peaked at 215 MiB under `--mem 160M`.
+    let (code, _, err, peak) = run_measured(&[
+        "solve",
+        "--game",
+        "bawo",
+        "--n",
+        "3",
+        "--seeds",
+        "15",
+        "--lap-cap",
+        "64",
+        "--mem",
+        "160M",
+        "--threads",
+        "2",
+        "--quiet",
+        "--out",
+        db,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        peak <= 160 * MIB,
+        "solve --mem 160M peaked at {} MiB",
+        peak / MIB
+    );
+
+    let (code, out, err, peak) = run_measured(&["stats", "--db", db, "--mem", "100M", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"states\":34767720"), "{out}");
+    assert!(
+        peak <= 100 * MIB,
+        "stats --mem 100M peaked at {} MiB",
+        peak / MIB
+    );
+
+    // Decoded tiers are kept while they fit beside the buffers, the rest is probed.
+    let (code, out, err, peak) =
+        run_measured(&["verify", "--db", db, "--mem", "160M", "--threads", "2"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("34767720 positions recomputed"), "{out}");
+    assert!(out.contains(": 0 disagree"), "{out}");
+    assert!(
+        peak <= 160 * MIB,
+        "verify --mem 160M peaked at {} MiB",
+        peak / MIB
+    );
+}
+
+#[test]
+fn readers_refuse_a_budget_below_their_least_and_name_it() {
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().join("s8");
+    let db = db.to_str().unwrap();
+    let (code, _, err, _) = run_measured(&[
+        "solve",
+        "--game",
+        "bawo",
+        "--n",
+        "3",
+        "--seeds",
+        "8",
+        "--lap-cap",
+        "64",
+        "--quiet",
+        "--out",
+        db,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for cmd in ["verify", "stats"] {
+        let (code, _, err, _) = run_measured(&[cmd, "--db", db, "--mem", "16M"]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        let at = err.find("give --mem at least ").expect(&err) + "give --mem at least ".len();
+        let least: u64 = err[at..].split(' ').next().unwrap().parse().unwrap();
+        let mem = format!("{least}M");
+        let (code, _, err, peak) = run_measured(&[cmd, "--db", db, "--mem", &mem]);
+        assert_eq!(code, 0, "{cmd} --mem {mem}: {err}");
+        assert!(
+            peak <= least * MIB,
+            "{cmd} --mem {mem} peaked at {} MiB",
+            peak / MIB
+        );
+    }
+}
