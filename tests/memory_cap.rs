@@ -7,6 +7,9 @@ use std::process::{Command, Stdio};
 
 /// Runs the binary with `args`; returns its exit code, its standard output and error, and its
 /// peak resident memory in bytes.
+// The child is reaped by `wait4`, which also reports its own peak memory (`Child::wait`
+// does not).
+#[allow(clippy::zombie_processes)]
 fn run_measured(args: &[&str]) -> (i32, String, String, u64) {
     let dir = tempfile::tempdir().unwrap();
     let (out, err) = (dir.path().join("out"), dir.path().join("err"));
