@@ -38,18 +38,21 @@ start=$(date +%s.%N)
 end=$(date +%s.%N)
 wall=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
 states=$(num states "$WORK/summary.json")
-bytes=$(du -sb "$WORK/db" | cut -f1)
+# What the solver wrote (its per-tier bytes_written), and what the finished run keeps.
+bytes=$(grep -o '"bytes_written":[0-9]*' "$WORK/summary.json" | cut -d: -f2 | awk '{ s += $1 } END { print s + 0 }')
+kept=$(du -sb "$WORK/db" | cut -f1)
 peak_kb=""
 if [ -f "$WORK/time.txt" ]; then
   peak_kb=$(grep "Maximum resident set size" "$WORK/time.txt" | awk '{print $NF}')
 fi
 
-awk -v s="$states" -v w="$wall" -v b="$bare_s" -v t="$THREADS" -v by="$bytes" -v pk="$peak_kb" 'BEGIN {
+awk -v s="$states" -v w="$wall" -v b="$bare_s" -v t="$THREADS" -v by="$bytes" -v kp="$kept" -v pk="$peak_kb" 'BEGIN {
   printf "positions            %d\n", s
   printf "solve wall time      %.2f s\n", w
   printf "positions per second %.2f M (%.2f M per thread)\n", s / w / 1e6, s / w / 1e6 / t
   printf "bare successor pass  %.2f s (%.2f M positions/s)\n", b, s / b / 1e6
   printf "solve / bare pass    %.2fx\n", w / b
   if (pk != "") printf "peak resident memory %.1f MB\n", pk / 1024
-  printf "bytes written        %.1f MB\n", by / 1e6
+  printf "bytes written        %.1f MB (%.1f per position)\n", by / 1e6, by / s
+  printf "left on disk         %.1f MB\n", kp / 1e6
 }'

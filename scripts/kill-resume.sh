@@ -53,7 +53,8 @@ trap cleanup EXIT
 
 # Flags of every run, first or resumed (the game and its parameters come from the manifest
 # on --resume; --range-bits and --mem are not recorded there, so they are repeated).
-common=(--quiet --threads "$THREADS" --checkpoint-secs "$CHECKPOINT_SECS")
+# --keep-tables: the raw tables are compared too, not only the compressed files.
+common=(--quiet --keep-tables --threads "$THREADS" --checkpoint-secs "$CHECKPOINT_SECS")
 [[ -n $RANGE_BITS ]] && common+=(--range-bits "$RANGE_BITS")
 [[ -n $MEM ]] && common+=(--mem "$MEM")
 # shellcheck disable=SC2206 # EXTRA is a list of flags

@@ -1,18 +1,22 @@
 //! Progress bars on standard error for long solves.
 //!
-//! Bars stay hidden for the first second, so quick runs print nothing but their result, and
-//! indicatif draws only when standard error is a terminal. A log line per finished tier goes
-//! to standard error unless the reporter is quiet.
+//! Two lines: the bar of the current tier's phase, and below it one line for the whole run
+//! (positions of finished tiers of all, rate, elapsed, and an ETA for the whole run from the
+//! up-front estimate, refined by how long finished tiers really took). Bars stay hidden for
+//! the first second, so quick runs print nothing but their result, and indicatif draws only
+//! when standard error is a terminal. A log line per finished tier goes to standard error
+//! unless the reporter is quiet.
 
 use std::io::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::solve::counts::TierCounts;
 use crate::solve::run::RunProgress;
 use crate::solve::tier::TierProgress;
+use crate::units::{human_count, human_duration};
 
 /// How long a run goes before bars appear.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -20,8 +24,86 @@ const SHOW_AFTER: Duration = Duration::from_secs(1);
 pub struct Reporter {
     quiet: bool,
     start: Instant,
+    /// Both lines, drawn together once the run is a second old.
+    lines: MultiProgress,
     bar: Mutex<Option<ProgressBar>>,
+    run_bar: Mutex<Option<ProgressBar>>,
+    clock: Arc<Mutex<RunClock>>,
     tier: Mutex<(u32, u64)>,
+}
+
+/// What the whole-run line knows: the estimate made before the run and how long finished
+/// tiers took, in stored positions.
+#[derive(Debug, Clone)]
+pub struct RunClock {
+    start: Instant,
+    /// Positions of the tiers this run solves (finished tiers of an earlier run excluded).
+    to_solve: u64,
+    estimate: Duration,
+    /// Positions of tiers finished by this run, and the time they took.
+    finished: u64,
+    finished_time: Duration,
+    /// When the tier in progress started.
+    tier_start: Instant,
+}
+
+impl RunClock {
+    pub fn new(to_solve: u64, estimate: Duration) -> RunClock {
+        let now = Instant::now();
+        RunClock {
+            start: now,
+            to_solve,
+            estimate,
+            finished: 0,
+            finished_time: Duration::ZERO,
+            tier_start: now,
+        }
+    }
+
+    /// A tier of `positions` finished after `took`.
+    pub fn tier_finished(&mut self, positions: u64, took: Duration) {
+        self.finished += positions;
+        self.finished_time += took;
+        self.tier_start = Instant::now();
+    }
+
+    /// The time the rest of the run should take: the estimate for the positions left, scaled
+    /// by how the finished tiers compared with their share of the estimate (once they are a
+    /// hundredth of the run and took a second), less what the tier in progress already took.
+    pub fn eta(&self, now: Instant) -> Duration {
+        if self.to_solve == 0 {
+            return Duration::ZERO;
+        }
+        let per_position = self.estimate.as_secs_f64() / self.to_solve as f64;
+        let left = per_position * self.to_solve.saturating_sub(self.finished) as f64;
+        let expected = per_position * self.finished as f64;
+        let ratio = if self.finished * 100 >= self.to_solve
+            && self.finished_time >= Duration::from_secs(1)
+            && expected > 0.0
+        {
+            (self.finished_time.as_secs_f64() / expected).clamp(0.1, 10.0)
+        } else {
+            1.0
+        };
+        let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
+        Duration::from_secs_f64((left * ratio - in_tier).max(0.0))
+    }
+
+    /// The whole-run line: `whole run: 586.3 M / 4.41 G positions (13%), 16.0 M/s, elapsed
+    /// 2m 05s, eta 12m 30s`, for `done` of `total` positions.
+    pub fn line(&self, done: u64, total: u64, now: Instant) -> String {
+        let elapsed = now.saturating_duration_since(self.start);
+        let rate = self.finished as f64 / elapsed.as_secs_f64().max(1e-9);
+        format!(
+            "whole run: {} / {} positions ({}%), {}, elapsed {}, eta {}",
+            human_count(done),
+            human_count(total),
+            (100 * done).checked_div(total).unwrap_or(100),
+            crate::units::human_rate(rate),
+            human_duration(elapsed),
+            human_duration(self.eta(now)),
+        )
+    }
 }
 
 impl Reporter {
@@ -29,8 +111,19 @@ impl Reporter {
         Reporter {
             quiet,
             start: Instant::now(),
+            lines: MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),
             bar: Mutex::new(None),
+            run_bar: Mutex::new(None),
+            clock: Arc::new(Mutex::new(RunClock::new(0, Duration::ZERO))),
             tier: Mutex::new((0, 0)),
+        }
+    }
+
+    /// Starts drawing once the run is a second old.
+    fn show_if_due(&self) {
+        if self.lines.is_hidden() && self.start.elapsed() >= SHOW_AFTER {
+            self.lines
+                .set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
         }
     }
 
@@ -40,9 +133,7 @@ impl Reporter {
         }
         let guard = self.bar.lock().expect("progress lock");
         if let Some(bar) = guard.as_ref() {
-            if bar.is_hidden() && self.start.elapsed() >= SHOW_AFTER {
-                bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(10));
-            }
+            self.show_if_due();
             f(bar);
         }
     }
@@ -54,8 +145,11 @@ impl Reporter {
         let mut guard = self.bar.lock().expect("progress lock");
         if let Some(old) = guard.take() {
             old.finish_and_clear();
+            self.lines.remove(&old);
         }
-        *guard = Some(bar);
+        // Above the whole-run line.
+        *guard = Some(self.lines.insert(0, bar));
+        self.show_if_due();
     }
 
     /// A bar for `len` units of work with a message, hidden until the run is a second old.
@@ -86,6 +180,35 @@ impl Reporter {
         self.replace_bar(bar);
     }
 
+    /// The whole-run line, `done` of `total` positions finished, ETA from `clock`.
+    fn start_run_line(&self, total: u64, done: u64) {
+        if self.quiet {
+            return;
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+        let clock = Arc::clone(&self.clock);
+        bar.set_style(
+            ProgressStyle::with_template("{line}")
+                .expect("valid template")
+                .with_key(
+                    "line",
+                    move |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let c = clock.lock().expect("progress lock");
+                        let total = s.len().unwrap_or(0);
+                        let _ = w.write_str(&c.line(s.pos(), total, Instant::now()));
+                    },
+                ),
+        );
+        bar.set_position(done);
+        let bar = self.lines.add(bar);
+        // The elapsed time and ETA move even while a phase reports nothing.
+        bar.enable_steady_tick(Duration::from_secs(1));
+        if let Some(old) = self.run_bar.lock().expect("progress lock").replace(bar) {
+            old.finish_and_clear();
+            self.lines.remove(&old);
+        }
+    }
+
     pub fn inc(&self, n: u64) {
         self.with_bar(|b| b.inc(n));
     }
@@ -97,9 +220,20 @@ impl Reporter {
         });
     }
 
-    pub fn finish(&self) {
+    /// Clears the bar of the phase that ended; the whole-run line stays.
+    fn finish_phase(&self) {
         if let Some(bar) = self.bar.lock().expect("progress lock").take() {
             bar.finish_and_clear();
+            self.lines.remove(&bar);
+        }
+    }
+
+    /// Clears both lines at the end of a run.
+    pub fn finish(&self) {
+        self.finish_phase();
+        if let Some(bar) = self.run_bar.lock().expect("progress lock").take() {
+            bar.finish_and_clear();
+            self.lines.remove(&bar);
         }
     }
 
@@ -108,11 +242,7 @@ impl Reporter {
         if self.quiet {
             return;
         }
-        let guard = self.bar.lock().expect("progress lock");
-        match guard.as_ref() {
-            Some(bar) if !bar.is_hidden() => bar.suspend(|| note(format_args!("{line}"))),
-            _ => note(format_args!("{line}")),
-        }
+        self.lines.suspend(|| note(format_args!("{line}")));
     }
 }
 
@@ -142,13 +272,15 @@ impl TierProgress for Reporter {
 impl RunProgress for Reporter {
     /// Printed even with --quiet: it tells of work discarded or redone.
     fn notice(&self, line: &str) {
-        let print = || {
+        self.lines.suspend(|| {
             let _ = writeln!(std::io::stderr(), "bawo: {line}");
-        };
-        match self.bar.lock().expect("progress lock").as_ref() {
-            Some(bar) if !bar.is_hidden() => bar.suspend(print),
-            _ => print(),
-        }
+        });
+    }
+
+    fn run_started(&self, total: u64, done: u64, estimate: Duration) {
+        *self.clock.lock().expect("progress lock") =
+            RunClock::new(total.saturating_sub(done), estimate);
+        self.start_run_line(total, done);
     }
 
     fn tier_started(&self, tier: u32, _seeds: u32, states: u64) {
@@ -156,7 +288,16 @@ impl RunProgress for Reporter {
     }
 
     fn tier_finished(&self, c: &TierCounts, elapsed: Duration, bytes: u64) {
-        self.finish();
+        self.finish_phase();
+        // Stored positions, as the run's total counts them.
+        let (_, states) = *self.tier.lock().expect("progress lock");
+        self.clock
+            .lock()
+            .expect("progress lock")
+            .tier_finished(states, elapsed);
+        if let Some(bar) = self.run_bar.lock().expect("progress lock").as_ref() {
+            bar.inc(states);
+        }
         self.log(&format!(
             "tier {:>3}: {:>12} positions  win {:>12}  loss {:>12}  draw {:>12}  max depth {:>5}  {:>8.2}s  {} written",
             c.seeds,
@@ -183,7 +324,28 @@ pub fn note(line: std::fmt::Arguments) {
 
 #[cfg(test)]
 mod tests {
-    use super::human_rate;
+    use super::*;
+
+    #[test]
+    fn the_whole_run_eta_follows_the_estimate_then_the_finished_tiers() {
+        let mut c = RunClock::new(1000, Duration::from_secs(100));
+        let t = c.tier_start;
+        assert_eq!(c.eta(t), Duration::from_secs(100));
+        assert_eq!(c.eta(t + Duration::from_secs(30)), Duration::from_secs(70));
+        // Half the positions took 100 s instead of the 50 s estimated: the rest takes twice
+        // its estimate too.
+        c.tier_finished(500, Duration::from_secs(100));
+        let t = c.tier_start;
+        assert_eq!(c.eta(t).as_secs(), 100);
+        assert_eq!(c.eta(t + Duration::from_secs(500)), Duration::ZERO);
+        c.tier_finished(500, Duration::from_secs(10));
+        assert_eq!(c.eta(c.tier_start), Duration::ZERO);
+        let line = c.line(1000, 1000, c.start + Duration::from_secs(125));
+        assert_eq!(
+            line,
+            "whole run: 1000 / 1000 positions (100%), 8/s, elapsed 2m 05s, eta 0s"
+        );
+    }
 
     #[test]
     fn rates_are_short() {

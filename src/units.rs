@@ -30,3 +30,38 @@ pub fn human_rate(per_sec: f64) -> String {
         (v, u) => format!("{v:.2}{}/s", UNITS[u]),
     }
 }
+
+/// `586.3 M` style counts (positions); below a thousand the number itself.
+pub fn human_count(n: u64) -> String {
+    const UNITS: [&str; 5] = ["", " k", " M", " G", " T"];
+    match scale(n as f64, UNITS.len() - 1) {
+        (_, 0) => n.to_string(),
+        (v, u) => format!("{v:.1}{}", UNITS[u]),
+    }
+}
+
+/// `45s`, `2m 05s`, `1h 02m` style durations, to the second (hours and minutes beyond).
+pub fn human_duration(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, s) => format!("{s}s"),
+        (0, m, s) => format!("{m}m {s:02}s"),
+        (h, m, _) => format!("{h}h {m:02}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_durations_are_short() {
+        assert_eq!(human_count(999), "999");
+        assert_eq!(human_count(586_300_000), "586.3 M");
+        assert_eq!(human_count(4_407_922_860), "4.4 G");
+        let secs = std::time::Duration::from_secs;
+        assert_eq!(human_duration(secs(45)), "45s");
+        assert_eq!(human_duration(secs(125)), "2m 05s");
+        assert_eq!(human_duration(secs(3720)), "1h 02m");
+    }
+}

@@ -18,7 +18,9 @@ use bawo::{Entry, Value};
 
 fn solve_into(dir: &Path, n: u32, lap_cap: u64, rules: &str, seeds: u32) -> Bawo {
     let game = Bawo::new(n, lap_cap, BawoRules::parse(rules).unwrap()).unwrap();
-    let cfg = SolveConfig::new(seeds, dir);
+    let mut cfg = SolveConfig::new(seeds, dir);
+    // The raw tables are what these tests compare the database with.
+    cfg.keep_tables = true;
     solve(&game, &cfg, &Silent).unwrap();
     game
 }

@@ -6,6 +6,7 @@
 //! | [`args`]   | flags several commands share: game, position, threads |
 //! | [`table`]  | the per-tier count table `solve` and `stats` print    |
 //! | [`solve`]  | `solve`                                              |
+//! | [`dry_run`] | `solve --dry-run`: the run sized before it starts   |
 //! | [`reach`]  | `reach`                                              |
 //! | [`query`]  | `query`, `moves`                                     |
 //! | [`check`]  | `verify`, `stats`                                    |
@@ -21,6 +22,7 @@ mod out;
 mod args;
 mod check;
 mod dev;
+mod dry_run;
 mod export;
 mod open;
 mod play;

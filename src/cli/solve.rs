@@ -6,10 +6,11 @@ use clap::Args;
 
 use bawo::db::solve;
 use bawo::error::Result;
-use bawo::progress::{human_bytes, Reporter};
+use bawo::progress::{human_bytes, human_rate, Reporter};
 use bawo::solve::budget;
+use bawo::solve::estimate::estimate_run;
 use bawo::solve::request::SolveRequest;
-use bawo::solve::run::{SolveConfig, SolveReport, Summary};
+use bawo::solve::run::{SolveConfig, SolveReport};
 use bawo::with_game;
 
 use super::args::{print_json, usage, with_threads, GameArgs};
@@ -58,6 +59,14 @@ pub struct SolveArgs {
     /// Print each tier's phase timings on standard error at the end.
     #[arg(long)]
     pub timings: bool,
+    /// Size the run without starting it: positions per tier, ranges under the budget, disk,
+    /// bytes to be written and an estimated time. Writes nothing.
+    #[arg(long = "dry-run", conflicts_with = "force")]
+    pub dry_run: bool,
+    /// Keep the raw tables (tier-KKKK.tbl, 2 bytes per position) of a finished run; by default
+    /// it holds only the compressed database and its manifest.
+    #[arg(long = "keep-tables")]
+    pub keep_tables: bool,
 }
 
 pub fn run(a: SolveArgs) -> Result<()> {
@@ -100,7 +109,16 @@ pub fn run(a: SolveArgs) -> Result<()> {
         checkpoint_every: std::time::Duration::from_secs(a.checkpoint_secs),
         resume: a.resume,
         force: a.force,
+        keep_tables: a.keep_tables,
     };
+    if a.dry_run {
+        let estimate = with_threads(
+            a.threads,
+            || with_game!(&target.game, g => estimate_run(g, &cfg)),
+        )??;
+        super::dry_run::print(&target.game.descriptor(), &estimate, a.json);
+        return Ok(());
+    }
     let reporter = Reporter::new(a.quiet);
     let report = with_threads(
         a.threads,
@@ -111,7 +129,7 @@ pub fn run(a: SolveArgs) -> Result<()> {
         print_timings(&report);
     }
     if a.json {
-        print_json(&report.summary);
+        print_json(&with_tier_io(&report));
         return Ok(());
     }
     // Even with --quiet: it says why nothing was done.
@@ -121,15 +139,21 @@ pub fn run(a: SolveArgs) -> Result<()> {
             target.out.display()
         );
     }
-    print_summary(&target.game.descriptor(), &report.summary);
+    print_summary(&target.game.descriptor(), &report);
     // --quiet: the result table and nothing else.
     if !report.already_done && !a.quiet {
         let wall = report.wall.as_secs_f64();
         outln!(
-            "solved in {wall:.2}s ({:.2} M positions/s), {} written to {}",
-            report.summary.states as f64 / wall / 1e6,
+            "solved in {wall:.2}s ({}), {} written, {} left in {} ({})",
+            human_rate(report.summary.states as f64 / wall).replace("/s", " positions/s"),
             human_bytes(report.bytes_written),
-            target.out.display()
+            human_bytes(report.final_disk),
+            target.out.display(),
+            if a.keep_tables {
+                "compressed files, raw tables and manifest"
+            } else {
+                "compressed files and manifest"
+            }
         );
         outln!(
             "compressed database files: {:.2}s ({:.1}% of the solve)",
@@ -171,11 +195,58 @@ fn print_timings(report: &SolveReport) {
     }
 }
 
-fn print_summary(descriptor: &str, s: &Summary) {
-    outln!("{descriptor}");
-    outln!("{}", table::header());
-    for t in &s.tiers {
-        outln!("{}", table::tier_row(t, t.seeds));
+/// The summary as `--json` prints it: each tier solved by this run also says what it wrote
+/// and the run's disk at its end (`bytes_written`, `peak_disk`).
+fn with_tier_io(report: &SolveReport) -> serde_json::Value {
+    let mut v = serde_json::to_value(&report.summary).unwrap_or_default();
+    if let Some(tiers) = v.get_mut("tiers").and_then(|t| t.as_array_mut()) {
+        for t in tiers {
+            let seeds = t.get("seeds").and_then(|s| s.as_u64());
+            let io = report
+                .tiers_io
+                .iter()
+                .find(|io| Some(u64::from(io.seeds)) == seeds);
+            if let (Some(io), Some(obj)) = (io, t.as_object_mut()) {
+                obj.insert("bytes_written".into(), io.bytes_written.into());
+                obj.insert("peak_disk".into(), io.peak_disk.into());
+            }
+        }
     }
-    outln!("{}", table::total_row(s));
+    v
+}
+
+fn print_summary(descriptor: &str, report: &SolveReport) {
+    let s = &report.summary;
+    // What each tier wrote and the run's disk at its end, for the tiers this run solved.
+    let io = |seeds: u32| match report.tiers_io.iter().find(|t| t.seeds == seeds) {
+        Some(t) => format!(
+            " {:>10} {:>10}",
+            human_bytes(t.bytes_written),
+            human_bytes(t.peak_disk)
+        ),
+        None if report.tiers_io.is_empty() => String::new(),
+        None => format!(" {:>10} {:>10}", "-", "-"),
+    };
+    outln!("{descriptor}");
+    let io_header = if report.tiers_io.is_empty() {
+        String::new()
+    } else {
+        format!(" {:>10} {:>10}", "written", "peak disk")
+    };
+    outln!("{}{io_header}", table::header());
+    for t in &s.tiers {
+        outln!("{}{}", table::tier_row(t, t.seeds), io(t.seeds));
+    }
+    let all_io = if report.tiers_io.is_empty() {
+        String::new()
+    } else {
+        let written = report.tiers_io.iter().map(|t| t.bytes_written).sum();
+        let peak = report.tiers_io.iter().map(|t| t.peak_disk).max();
+        format!(
+            " {:>10} {:>10}",
+            human_bytes(written),
+            human_bytes(peak.unwrap_or(0))
+        )
+    };
+    outln!("{}{all_io}", table::total_row(s));
 }

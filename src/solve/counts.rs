@@ -54,6 +54,18 @@ impl TierCounts {
     }
 }
 
+/// What solving one tier cost in disk, for reports and for cutting both.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TierIo {
+    pub seeds: u32,
+    /// Bytes the process wrote while it solved the tier: work files (also those deleted before
+    /// they reached the disk), raw table, compressed file.
+    pub bytes_written: u64,
+    /// The run's disk at the tier's end, before its work files are removed: finished tiers,
+    /// this tier's work files, table and compressed file.
+    pub peak_disk: u64,
+}
+
 /// Time and volume of each phase of a tier, for reports and benchmarks.
 #[derive(Debug, Clone, Default)]
 pub struct TierTimings {

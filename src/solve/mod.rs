@@ -13,7 +13,10 @@
 //! | [`work`]      | names of a tier's work files, as types                                |
 //! | [`owned`]     | what a run created (its ledger), the only files `--force` deletes      |
 //! | [`checkpoint`]| what the manifest records of the tier in progress                     |
-//! | [`counts`]    | what a solved tier counts, how long its phases took                   |
+//! | [`counts`]    | what a solved tier counts, how long its phases took, what it wrote     |
+//! | [`disk`]      | bytes written by the process, bytes held by a directory               |
+//! | [`estimate`]  | a run sized before it starts (`--dry-run`): tiers, ranges, disk, time |
+//! | [`sample`]    | a solve's time from a timed sample of its largest tier                |
 //! | [`tables`]    | finished tiers for lookups                                            |
 //! | [`reach`]     | the positions reachable from one start, solved as one graph           |
 //! | [`run`]       | tiers in order into a run directory; finished tiers go to a [`run::TierSink`] |
@@ -27,6 +30,8 @@ pub mod budget;
 pub mod cell;
 pub mod checkpoint;
 pub mod counts;
+pub mod disk;
+pub mod estimate;
 pub mod graph;
 pub mod messages;
 pub mod owned;
@@ -35,6 +40,7 @@ pub mod reach;
 pub mod request;
 pub mod resume;
 pub mod run;
+pub mod sample;
 pub mod tables;
 pub mod tier;
 pub mod work;

@@ -1,8 +1,10 @@
 //! Solving every tier of a seed budget into a run directory, resumably.
 //!
-//! The run directory holds `manifest.json`, one finished table per tier (`tier-KKKK.tbl`), a
-//! `lock` file, and the work files of the tier in progress (under `work/` unless `--tmp` puts
-//! them elsewhere). A run refuses a directory holding another game's solve, refuses to start
+//! The run directory holds `manifest.json`, one finished table per tier (`tier-KKKK.tbl`) and
+//! its compressed file (`tier-KKKK.bdb`), a `lock` file, and the work files of the tier in
+//! progress (under `work/` unless `--tmp` puts them elsewhere). A finished run keeps only the
+//! compressed files and the manifest (unless told to keep the raw tables): extending it to more
+//! seeds decodes the raw tables of its tiers again. A run refuses a directory holding another game's solve, refuses to start
 //! over an unfinished run unless told to resume it (`--resume`) or discard it (`--force`), and
 //! resumes by skipping finished tiers and continuing the tier in progress from its checkpoint.
 
@@ -13,9 +15,11 @@ use serde::Serialize;
 
 use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
-use super::counts::{TierCounts, TierTimings};
-use super::owned::{manifest_looks_like_ours, Owned};
+use super::counts::{TierCounts, TierIo, TierTimings};
+use super::disk::{dir_bytes, process_bytes_written};
+use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
 use super::pass::estimate_in_tier_degree;
+use super::sample::{solve_time, time_sample};
 use super::tables::{TableData, Tables};
 use super::tier::{solve_tier, Lower, TierOptions, TierProgress, TierTask};
 use super::work::remove_work_dir;
@@ -82,6 +86,9 @@ pub struct SolveConfig {
     pub resume: bool,
     /// Discard whatever `out` holds and solve again.
     pub force: bool,
+    /// Keep the raw tables (`tier-KKKK.tbl`) of a finished run; by default a finished run
+    /// holds only its compressed files and manifest (`--resume` decodes what it needs).
+    pub keep_tables: bool,
 }
 
 impl SolveConfig {
@@ -96,6 +103,7 @@ impl SolveConfig {
             checkpoint_every: Duration::from_secs(60),
             resume: false,
             force: false,
+            keep_tables: false,
         }
     }
 }
@@ -130,6 +138,7 @@ pub struct SolveReport {
     pub summary: Summary,
     pub timings: Vec<(u32, TierTimings)>,
     pub wall: Duration,
+    /// Bytes written by the tiers this run solved (the sum of `tiers_io`).
     pub bytes_written: u64,
     /// The directory already held this finished solve; nothing was computed.
     pub already_done: bool,
@@ -137,10 +146,18 @@ pub struct SolveReport {
     pub resumed_tiers: usize,
     /// Time spent writing the compressed `.bdb` files (included in `wall`).
     pub compress: Duration,
+    /// Bytes written and peak disk of each tier solved by this run (not of tiers skipped).
+    pub tiers_io: Vec<TierIo>,
+    /// The run directory's bytes at the end: manifest and compressed files (raw tables too
+    /// with `keep_tables`).
+    pub final_disk: u64,
 }
 
 /// Progress of a whole solve: a tier starting, then the tier's own phases.
 pub trait RunProgress: TierProgress {
+    /// The run starts: `total` stored positions in its tiers, `done` of them in tiers already
+    /// finished, and an estimate of the time the rest will take.
+    fn run_started(&self, _total: u64, _done: u64, _estimate: Duration) {}
     fn tier_started(&self, _tier: u32, _seeds: u32, _states: u64) {}
     fn tier_finished(&self, _counts: &TierCounts, _elapsed: Duration, _bytes: u64) {}
     /// Something the user should know that does not stop the run (a discarded checkpoint).
@@ -172,6 +189,11 @@ fn refuse_foreign_dir(out: &Path) -> Result<()> {
 /// The memory plan of every tier of a run, made before any work: a budget too small for any
 /// of them is refused here, not after the tiers below it were solved.
 pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<MemoryPlan> {
+    plan_shapes(&tier_shapes(game, tiers)?, cfg)
+}
+
+/// Each tier's size and estimated in-tier edges per position, as the planner sees them.
+pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier]) -> Result<Vec<TierShape>> {
     let mut shapes = Vec::with_capacity(tiers.len());
     for &tier in tiers {
         let states = game.tier_size(tier)?;
@@ -185,12 +207,17 @@ pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<
             edges_per_position: estimate_in_tier_degree(game, tier, states) * 1.25,
         });
     }
+    Ok(shapes)
+}
+
+/// The memory plan of tiers of the given shapes under `cfg`'s budget.
+pub fn plan_shapes(shapes: &[TierShape], cfg: &SolveConfig) -> Result<MemoryPlan> {
     let threads = rayon::current_num_threads();
     Ok(MemoryPlan::new(
         cfg.budget,
         cfg.range_bits,
         threads,
-        &shapes,
+        shapes,
     )?)
 }
 
@@ -327,28 +354,68 @@ pub fn solve<G: Game>(
             continue;
         }
         let path = cfg.out.join(&rec.file);
+        let states = rec.counts.states;
+        // A run directory that is a database holds only the compressed files (a lean run, a
+        // shipped database): the raw tables the solver looks lower tiers up in are decoded
+        // from them again, into memory where they fit its share, else into their files.
+        let decode = rec
+            .bdb
+            .as_ref()
+            .filter(|_| std::fs::symlink_metadata(&path).is_err());
         if let Some(b) = &rec.bdb {
-            sink.check(&cfg.out, rec.tier, rec.counts.states, fp, b)?;
-            // A shipped database holds only the compressed files: the raw table the solver
-            // looks lower tiers up in is decoded from them again.
-            if std::fs::symlink_metadata(&path).is_err() {
-                owned.file(&rec.file)?;
-                table::write_table_streaming(&path, rec.tier, rec.counts.states, fp, |put| {
-                    sink.restore(&cfg.out, rec.tier, rec.counts.states, fp, b, put)
+            sink.check(&cfg.out, rec.tier, states, fp, b)?;
+        }
+        let data = match decode {
+            Some(b) if opts.plan.lower_resident(lower_bytes + 2 * states) => {
+                let mut entries = Vec::with_capacity(states as usize);
+                sink.restore(&cfg.out, rec.tier, states, fp, b, &mut |e: &[u16]| {
+                    entries.extend_from_slice(e);
+                    Ok(())
                 })?;
+                let sum = crate::store::Checksum::of(crate::store::bytes::u16_bytes(&entries));
+                if entries.len() as u64 != states || sum != rec.checksum {
+                    return Err(Error::corrupt(
+                        cfg.out.join(&b.file),
+                        "decodes to other entries than the manifest's table",
+                    ));
+                }
+                TableData::Owned(entries)
             }
-        }
-        let (header, data) = table::open_table(&path, rec.tier, rec.counts.states, fp, true)?;
-        if header.checksum != rec.checksum {
-            return Err(Error::corrupt(&path, "checksum differs from the manifest"));
-        }
+            _ => {
+                if let Some(b) = decode {
+                    owned.file(&rec.file)?;
+                    table::write_table_streaming(&path, rec.tier, states, fp, |put| {
+                        sink.restore(&cfg.out, rec.tier, states, fp, b, put)
+                    })?;
+                }
+                let (header, data) = table::open_table(&path, rec.tier, states, fp, true)?;
+                if header.checksum != rec.checksum {
+                    return Err(Error::corrupt(&path, "checksum differs from the manifest"));
+                }
+                resident_if_it_fits(data, lower_bytes + 2 * states, &opts.plan)
+            }
+        };
         // A run killed between recording a finished tier and removing its work files left
         // them behind.
         remove_work_dir(&opts.work_root.join(format!("tier-{:04}", rec.tier)))?;
-        lower_bytes += 2 * rec.counts.states;
-        tables.insert(rec.tier, resident_if_it_fits(data, lower_bytes, &opts.plan));
+        lower_bytes += 2 * states;
+        tables.insert(rec.tier, data);
         report.resumed_tiers += 1;
     }
+    let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
+    let done: u64 = opts
+        .plan
+        .tiers
+        .iter()
+        .filter(|t| manifest.record(t.tier).is_some())
+        .map(|t| t.states)
+        .sum();
+    let threads = rayon::current_num_threads();
+    progress.run_started(
+        total,
+        done,
+        solve_time(&time_sample(game, &opts.plan), total - done, threads),
+    );
     let mut ckpt = Checkpoints {
         manifest: &mut manifest,
         dir: &cfg.out,
@@ -361,6 +428,7 @@ pub fn solve<G: Game>(
             continue;
         }
         let t0 = Instant::now();
+        let written0 = process_bytes_written();
         let size = game.tier_size(tier)?;
         progress.tier_started(tier, game.tier_seeds(tier), size);
         let resume = ckpt.manifest.current.take().filter(|c| c.tier == tier);
@@ -409,7 +477,6 @@ pub fn solve<G: Game>(
         owned.file(&bdb.file)?;
         report.compress += tc.elapsed();
         let bytes = solved.bytes + bdb.bytes;
-        report.bytes_written += bytes;
         ckpt.manifest.tiers.push(TierRecord {
             tier,
             counts: solved.counts.clone(),
@@ -418,6 +485,23 @@ pub fn solve<G: Game>(
             bdb: Some(bdb),
         });
         ckpt.save(None)?;
+        // The tier's work files are at their largest now, beside everything finished.
+        let peak_disk = dir_bytes(&cfg.out)
+            + if is_under(&work, &cfg.out) {
+                0
+            } else {
+                dir_bytes(&work)
+            };
+        let bytes_written = match (written0, process_bytes_written()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => bytes,
+        };
+        report.bytes_written += bytes_written;
+        report.tiers_io.push(TierIo {
+            seeds: solved.counts.seeds,
+            bytes_written,
+            peak_disk,
+        });
         remove_work_dir(&work)?;
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         tables.insert(
@@ -425,17 +509,24 @@ pub fn solve<G: Game>(
             resident_if_it_fits(data, lower_bytes + 2 * size, &opts.plan),
         );
         lower_bytes += 2 * size;
-        progress.tier_finished(&solved.counts, t0.elapsed(), bytes);
+        progress.tier_finished(&solved.counts, t0.elapsed(), bytes_written);
         report.timings.push((tier, solved.timings));
     }
     if opts.work_root.is_dir() {
         let _ = std::fs::remove_dir(&opts.work_root);
+    }
+    drop(tables);
+    // Before the run is marked complete: a run killed in between is resumed, and decodes the
+    // tables it needs from the compressed files again.
+    if !cfg.keep_tables {
+        remove_raw_tables(&cfg.out, &manifest)?;
     }
     // The work folders and a --tmp folder the run made, now empty.
     owned.remove_empty_dirs()?;
     manifest.complete = true;
     manifest.current = None;
     manifest.save(&cfg.out)?;
+    report.final_disk = dir_bytes(&cfg.out);
     report.summary = Summary::from_tiers(
         manifest
             .tiers
@@ -460,6 +551,24 @@ fn compress_within<T: Send>(workers: usize, f: impl FnOnce() -> Result<T> + Send
         .build()
         .map_err(|e| Error::Internal(format!("cannot start compressing threads: {e}")))?
         .install(f)
+}
+
+/// A lean run: once every tier is finished, the raw tables of its tiers go (those with a
+/// compressed file to decode them from again); the database is the compressed files and the
+/// manifest.
+fn remove_raw_tables(dir: &Path, m: &Manifest) -> Result<()> {
+    for r in m.tiers.iter().filter(|r| r.bdb.is_some()) {
+        remove_file_if_present(&dir.join(&r.file))?;
+    }
+    crate::store::sync_dir(dir)
+}
+
+/// Whether `path` lies inside `dir` (both resolved), so that its bytes are counted with it.
+fn is_under(path: &Path, dir: &Path) -> bool {
+    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
+        (Ok(p), Ok(d)) => p.starts_with(d),
+        _ => false,
+    }
 }
 
 /// Lower tiers are looked up at random. While they fit the plan's share for them they are

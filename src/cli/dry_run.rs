@@ -1,0 +1,65 @@
+//! `solve --dry-run`: the run sized before it starts, as a table or one JSON object.
+
+use bawo::solve::estimate::RunEstimate;
+use bawo::units::{human_bytes, human_duration};
+
+use super::args::print_json;
+
+/// Prints `e`, the estimate of a solve of `descriptor` (nothing was written).
+pub fn print(descriptor: &str, e: &RunEstimate, json: bool) {
+    if json {
+        print_json(e);
+        return;
+    }
+    outln!("{descriptor}: dry run, nothing written");
+    outln!(
+        "{:>6} {:>14} {:>14} {:>12} {:>10} {:>10} {:>10} {:>9}",
+        "seeds",
+        "positions",
+        "stored",
+        "ranges",
+        "work disk",
+        "written",
+        "peak disk",
+        "time"
+    );
+    for t in &e.tiers {
+        outln!(
+            "{:>6} {:>14} {:>14} {:>12} {:>10} {:>10} {:>10} {:>9}",
+            t.seeds,
+            t.states,
+            t.stored,
+            format!("{} x 2^{}", t.ranges, t.range_bits),
+            human_bytes(t.work_disk),
+            human_bytes(t.bytes_written),
+            human_bytes(t.peak_disk),
+            human_duration(std::time::Duration::from_secs_f64(t.seconds)),
+        );
+    }
+    outln!(
+        "{:>6} {:>14} {:>14} {:>12} {:>10} {:>10} {:>10} {:>9}",
+        "all",
+        e.states,
+        e.stored,
+        "",
+        "",
+        human_bytes(e.bytes_written),
+        human_bytes(e.peak_disk),
+        human_duration(std::time::Duration::from_secs_f64(e.seconds)),
+    );
+    outln!(
+        "budget {} with {} threads; peak disk {}, {} left at the end, {} written",
+        human_bytes(e.budget),
+        e.threads,
+        human_bytes(e.peak_disk),
+        human_bytes(e.final_disk),
+        human_bytes(e.bytes_written)
+    );
+    outln!(
+        "estimated time {} (from {} positions of the {}-seed tier sampled, {:.2} µs each on one thread)",
+        human_duration(std::time::Duration::from_secs_f64(e.seconds)),
+        e.sample.positions,
+        e.sample.seeds,
+        e.sample.seconds_per_position * 1e6
+    );
+}

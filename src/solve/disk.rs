@@ -1,0 +1,45 @@
+//! What a run costs in disk: bytes this process wrote, and bytes a directory holds. Both are
+//! reported per tier, so that a run's write volume and its peak disk can be compared and cut.
+
+use std::path::Path;
+
+/// Bytes this process has sent towards storage so far (`write_bytes` of `/proc/self/io`:
+/// buffered writes and dirtied pages of memory maps, counted when dirtied, work files deleted
+/// before they reached the disk included), or `None` where the kernel does not say.
+pub fn process_bytes_written() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/io").ok()?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("write_bytes:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Bytes of the files under `dir`, folders followed (symbolic links are not): the disk a
+/// run holds at a moment. A folder that vanishes while it is read counts as empty.
+pub fn dir_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_bytes(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_counts_its_files_and_folders() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a"), [0u8; 100]).unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("sub/b"), [0u8; 23]).unwrap();
+        assert_eq!(dir_bytes(d.path()), 123);
+        assert_eq!(dir_bytes(&d.path().join("missing")), 0);
+    }
+}

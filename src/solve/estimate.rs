@@ -1,0 +1,149 @@
+//! Sizing a run before starting it (`solve --dry-run`): positions per tier, the memory plan's
+//! ranges, the disk a run holds at its peak and at its end, the bytes it writes, and its time,
+//! from a short timed sample of the largest tier. Nothing is written and nothing is locked.
+//!
+//! Disk and time are estimates from a model of the solver (bytes per position of each work
+//! file, edges per position from the planner's sample, solve time as a multiple of the bare
+//! successor pass); the real figures of a solve are in its per-tier report (`solve --json`).
+
+use serde::Serialize;
+
+use super::budget::{MemoryPlan, TierShape};
+use super::run::{plan_shapes, tier_shapes, SolveConfig};
+use super::sample::{solve_time, time_sample, TimeSample};
+use crate::error::Result;
+use crate::game::Game;
+
+/// Bytes per position of a finished tier's raw table (a 16-bit entry each).
+const TABLE_BYTES: f64 = 2.0;
+/// Bytes per position of a compressed `.bdb` tier: about 1.3 bits on Bawo, with a margin.
+const BDB_BYTES: f64 = 0.25;
+/// A tier that is one range keeps edges, predecessor lists and due logs in memory: its work
+/// files are the cells (4 bytes per position), written once.
+const RESIDENT_WORK_BYTES: f64 = 4.0;
+/// Out of core, per position: cells and their checkpoint copy (8), predecessor offsets (4) and
+/// due logs (about 4); per in-tier edge: its log entry (8) and predecessor list entry (4).
+const RANGED_WORK_BYTES: f64 = 16.0;
+const RANGED_EDGE_BYTES: f64 = 12.0;
+/// Out of core, the attractor also writes level messages and cell copies that grow with the
+/// number of ranges: bytes written per position for each range beyond the first (fitted on
+/// n = 4, 15 seeds, `--mem 1G`: 23.6, 35.1, 39.2 and 50.5 bytes per position written by tiers
+/// of 2, 3, 5 and 10 ranges).
+const RANGED_WRITTEN_PER_RANGE: f64 = 2.5;
+/// One tier of a planned run.
+#[derive(Debug, Clone, Serialize)]
+pub struct TierEstimate {
+    pub seeds: u32,
+    /// Positions of both sides to move (what the solve's counts will add up to).
+    pub states: u64,
+    /// Positions the tier's table stores.
+    pub stored: u64,
+    pub range_bits: u32,
+    pub ranges: u64,
+    /// In-tier edges per stored position, from the planner's sample (with its margin).
+    pub edges_per_position: f64,
+    /// Disk of the tier's work files at their largest.
+    pub work_disk: u64,
+    /// Bytes the tier writes: work files (some of them more than once), raw table, compressed
+    /// file.
+    pub bytes_written: u64,
+    /// Disk of the run while this tier is solved: finished tiers below, this tier's work files,
+    /// raw table and compressed file.
+    pub peak_disk: u64,
+    pub seconds: f64,
+}
+
+/// A planned run, as `solve --dry-run` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunEstimate {
+    pub states: u64,
+    pub stored: u64,
+    pub budget: u64,
+    pub threads: usize,
+    pub peak_disk: u64,
+    /// Disk the finished run holds: compressed files (and raw tables with `--keep-tables`).
+    pub final_disk: u64,
+    pub bytes_written: u64,
+    pub seconds: f64,
+    pub sample: TimeSample,
+    pub tiers: Vec<TierEstimate>,
+}
+
+/// Positions of a tier counting both sides to move, of `stored` positions in its table. Every
+/// position of both sides is stored today; once one side is stored per board, this doubles.
+pub fn both_sides(stored: u64) -> u64 {
+    stored
+}
+
+/// Plans the run `cfg` asks for and estimates what it will cost, writing nothing.
+pub fn estimate_run<G: Game>(game: &G, cfg: &SolveConfig) -> Result<RunEstimate> {
+    let tiers = game.tiers_up_to(cfg.seeds)?;
+    let shapes = tier_shapes(game, &tiers)?;
+    let plan = plan_shapes(&shapes, cfg)?;
+    let sample = time_sample(game, &plan);
+    let threads = rayon::current_num_threads();
+    Ok(estimate_from(
+        game,
+        &shapes,
+        &plan,
+        sample,
+        threads,
+        cfg.keep_tables,
+    ))
+}
+
+fn estimate_from<G: Game>(
+    game: &G,
+    shapes: &[TierShape],
+    plan: &MemoryPlan,
+    sample: TimeSample,
+    threads: usize,
+    keep_tables: bool,
+) -> RunEstimate {
+    let mut tiers = Vec::with_capacity(shapes.len());
+    let (mut below, mut peak, mut written, mut bdb_total, mut table_total) = (0u64, 0, 0, 0, 0);
+    for (shape, tp) in shapes.iter().zip(&plan.tiers) {
+        let stored = tp.states;
+        let per_position = if tp.ranges == 1 {
+            RESIDENT_WORK_BYTES
+        } else {
+            RANGED_WORK_BYTES + RANGED_EDGE_BYTES * shape.edges_per_position
+        };
+        let work = (per_position * stored as f64) as u64;
+        let table = (TABLE_BYTES * stored as f64) as u64;
+        let bdb = (BDB_BYTES * stored as f64) as u64;
+        let during = below + work + table + bdb;
+        let rewritten = (RANGED_WRITTEN_PER_RANGE * (tp.ranges - 1) as f64 * stored as f64) as u64;
+        let tier_written = work + rewritten + table + bdb;
+        peak = peak.max(during);
+        below += table + bdb;
+        written += tier_written;
+        bdb_total += bdb;
+        table_total += table;
+        tiers.push(TierEstimate {
+            seeds: game.tier_seeds(tp.tier),
+            states: both_sides(stored),
+            stored,
+            range_bits: tp.range_bits,
+            ranges: tp.ranges,
+            edges_per_position: shape.edges_per_position,
+            work_disk: work,
+            bytes_written: tier_written,
+            peak_disk: during,
+            seconds: solve_time(&sample, stored, threads).as_secs_f64(),
+        });
+    }
+    let stored: u64 = tiers.iter().map(|t| t.stored).sum();
+    RunEstimate {
+        states: tiers.iter().map(|t| t.states).sum(),
+        stored,
+        budget: plan.budget,
+        threads,
+        peak_disk: peak,
+        final_disk: bdb_total + if keep_tables { table_total } else { 0 },
+        bytes_written: written,
+        seconds: solve_time(&sample, stored, threads).as_secs_f64(),
+        sample,
+        tiers,
+    }
+}

@@ -1,0 +1,211 @@
+//! Sizing a run before it starts (`solve --dry-run`) and lean runs: a finished run keeps only
+//! its compressed files and manifest (`--keep-tables` keeps the raw tables too), is extended
+//! with `--resume --seeds S+k` to exactly what a direct solve of S+k gives, reports what each
+//! tier wrote and its peak disk, and holds at most 1.2 times the size of its `.bdb` files.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::cli::{assert_ok, bawo, json};
+
+const GAME: [&str; 6] = ["--game", "bawo", "--n", "2", "--lap-cap", "64"];
+
+fn path_arg(p: &Path) -> String {
+    p.to_str().expect("UTF-8 temp path").to_string()
+}
+
+/// `bawo solve` of the n = 2 game up to `seeds` into `dir`, with `extra` flags.
+fn solve(dir: &Path, seeds: u32, extra: &[&str]) -> std::process::Output {
+    let seeds = seeds.to_string();
+    let out = path_arg(dir);
+    let mut args = vec!["solve", "--quiet", "--seeds", &seeds, "--out", &out];
+    args.extend(GAME);
+    args.extend(extra);
+    bawo(&args)
+}
+
+/// Every file of a run directory, by name, with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| {
+            let name = e.file_name().into_string().unwrap();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+fn with_suffix(dir: &Path, suffix: &str) -> BTreeMap<String, Vec<u8>> {
+    files(dir)
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(suffix))
+        .collect()
+}
+
+#[test]
+fn a_dry_run_writes_nothing_and_counts_what_a_solve_counts() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("run");
+    let out = solve(&dir, 8, &["--dry-run", "--json"]);
+    assert_ok(&out, "dry run");
+    assert!(!dir.exists(), "a dry run made its run directory");
+    let plan = json(&out);
+    let solved = solve(&dir, 8, &["--json"]);
+    assert_ok(&solved, "solve");
+    let solved = json(&solved);
+    assert_eq!(plan["states"], solved["states"]);
+    assert_eq!(
+        plan["stored"], solved["states"],
+        "both sides are stored today"
+    );
+    let (p, s) = (
+        plan["tiers"].as_array().unwrap(),
+        solved["tiers"].as_array().unwrap(),
+    );
+    assert_eq!(p.len(), s.len());
+    for (p, s) in p.iter().zip(s) {
+        assert_eq!(p["seeds"], s["seeds"]);
+        assert_eq!(p["states"], s["states"], "tier of {} seeds", s["seeds"]);
+        assert!(p["ranges"].as_u64().unwrap() >= 1);
+    }
+    for key in [
+        "peak_disk",
+        "final_disk",
+        "bytes_written",
+        "budget",
+        "threads",
+    ] {
+        assert!(plan[key].as_u64().is_some(), "dry run lacks {key}: {plan}");
+    }
+    assert!(plan["seconds"].as_f64().unwrap() >= 0.0);
+    assert!(plan["peak_disk"].as_u64() >= plan["final_disk"].as_u64());
+
+    // Over a finished run, a dry run of more seeds changes nothing there either.
+    let before = files(&dir);
+    let out = solve(&dir, 10, &["--dry-run", "--resume"]);
+    assert_ok(&out, "dry run of an extension");
+    assert!(common::cli::text(&out.stdout).contains("dry run, nothing written"));
+    assert_eq!(files(&dir), before, "a dry run changed the run directory");
+}
+
+/// The instance of the issue: 14,615,744,220 positions, one tier above 2^32. While the solver
+/// indexes at most 2^32 - 1 positions per tier the plan refuses it by name; once that limit is
+/// gone the dry run must answer, in seconds, with the issue's count.
+#[test]
+fn a_dry_run_of_fourteen_billion_positions_answers_at_once() {
+    let t = std::time::Instant::now();
+    let out = bawo(&[
+        "solve",
+        "--game",
+        "bawo",
+        "--n",
+        "5",
+        "--seeds",
+        "16",
+        "--dry-run",
+        "--json",
+    ]);
+    if out.status.success() {
+        assert_eq!(json(&out)["states"].as_u64(), Some(14_615_744_220));
+        assert!(t.elapsed().as_secs() < 30, "took {:?}", t.elapsed());
+    } else {
+        common::cli::assert_fails(&out, 2, "positions per tier", "the 2^32 tier limit");
+    }
+}
+
+#[test]
+fn a_finished_run_keeps_only_the_database_unless_told_to_keep_the_tables() {
+    let root = tempfile::tempdir().unwrap();
+    let (lean, kept) = (root.path().join("lean"), root.path().join("kept"));
+    assert_ok(&solve(&lean, 8, &[]), "lean solve");
+    assert_ok(&solve(&kept, 8, &["--keep-tables"]), "solve keeping tables");
+    let names: Vec<String> = files(&lean).into_keys().collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| n == "manifest.json" || n.ends_with(".bdb")),
+        "a lean run left {names:?}"
+    );
+    assert!(!lean.join("work").exists());
+    assert_eq!(
+        with_suffix(&kept, ".tbl").len(),
+        9,
+        "--keep-tables: a table per tier"
+    );
+    assert_eq!(with_suffix(&lean, ".bdb"), with_suffix(&kept, ".bdb"));
+    // Both answer queries alike.
+    for dir in [&lean, &kept] {
+        let d = path_arg(dir);
+        let out = bawo(&["verify", "--db", &d]);
+        assert_ok(&out, "verify");
+    }
+}
+
+#[test]
+fn extending_a_lean_run_gives_what_a_direct_solve_gives() {
+    let root = tempfile::tempdir().unwrap();
+    let (extended, direct) = (root.path().join("extended"), root.path().join("direct"));
+    assert_ok(&solve(&extended, 6, &[]), "lean solve of 6 seeds");
+    assert!(with_suffix(&extended, ".tbl").is_empty());
+    let out = solve(&extended, 9, &["--resume", "--json"]);
+    assert_ok(&out, "--resume --seeds 9");
+    let v = json(&out);
+    // The tiers this run solved say what they wrote; the ones it found finished do not.
+    for t in v["tiers"].as_array().unwrap() {
+        let solved_here = t["seeds"].as_u64().unwrap() > 6;
+        assert_eq!(t.get("bytes_written").is_some(), solved_here, "{t}");
+        if solved_here {
+            assert!(t["bytes_written"].as_u64().unwrap() > 0, "{t}");
+            assert!(t["peak_disk"].as_u64().unwrap() > 0, "{t}");
+        }
+    }
+    assert_ok(&solve(&direct, 9, &[]), "direct solve of 9 seeds");
+    assert_eq!(
+        with_suffix(&extended, ".bdb"),
+        with_suffix(&direct, ".bdb"),
+        "the extended run differs from the direct one"
+    );
+    assert!(
+        with_suffix(&extended, ".tbl").is_empty(),
+        "the extension is lean too"
+    );
+    let tiers = |d: &Path| {
+        let m: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(d.join("manifest.json")).unwrap()).unwrap();
+        m["tiers"].clone()
+    };
+    assert_eq!(tiers(&extended), tiers(&direct));
+}
+
+#[test]
+fn a_finished_run_is_at_most_a_fifth_larger_than_its_database() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("run");
+    let d = path_arg(&dir);
+    let out = bawo(&[
+        "solve",
+        "--quiet",
+        "--game",
+        "bawo",
+        "--n",
+        "3",
+        "--lap-cap",
+        "64",
+        "--seeds",
+        "12",
+        "--out",
+        &d,
+    ]);
+    assert_ok(&out, "solve n = 3, 12 seeds");
+    let size = |m: &BTreeMap<String, Vec<u8>>| m.values().map(|b| b.len() as u64).sum::<u64>();
+    let all = size(&files(&dir));
+    let bdb = size(&with_suffix(&dir, ".bdb"));
+    assert!(
+        all as f64 <= 1.2 * bdb as f64,
+        "the run directory holds {all} bytes, its .bdb files {bdb}"
+    );
+}
