@@ -343,7 +343,7 @@ mod tests {
         let line = c.line(1000, 1000, c.start + Duration::from_secs(125));
         assert_eq!(
             line,
-            "whole run: 1000 / 1000 positions (100%), 8/s, elapsed 2m 05s, eta 0s"
+            "whole run: 1.0 k / 1.0 k positions (100%), 8/s, elapsed 2m 05s, eta 0s"
         );
     }
 

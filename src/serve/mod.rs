@@ -12,8 +12,9 @@
 //! Nothing is read from disk but the databases named on the command line, and those only
 //! through [`crate::db::Database`]: a request names a database by its short name, never by
 //! path, so no request can reach another file. Probes run on tokio's blocking pool, capped at
-//! [`BLOCKING_THREADS`] threads so that a burst of requests cannot decode more blocks at once
-//! than that (memory stays bounded by the block cache plus those in-flight blocks).
+//! [`BLOCKING_THREADS`] threads, or for `/api/query` inline on the (at most 8) worker threads,
+//! so that a burst of requests cannot decode more blocks at once than that (memory stays
+//! bounded by the block cache plus those in-flight blocks).
 
 pub mod line;
 pub mod page;

@@ -1,12 +1,13 @@
 //! Solving every tier of a seed budget into a run directory, resumably.
 //!
-//! The run directory holds `manifest.json`, one finished table per tier (`tier-KKKK.tbl`) and
-//! its compressed file (`tier-KKKK.bdb`), a `lock` file, and the work files of the tier in
-//! progress (under `work/` unless `--tmp` puts them elsewhere). A finished run keeps only the
-//! compressed files and the manifest (unless told to keep the raw tables): extending it to more
-//! seeds decodes the raw tables of its tiers again. A run refuses a directory holding another game's solve, refuses to start
-//! over an unfinished run unless told to resume it (`--resume`) or discard it (`--force`), and
-//! resumes by skipping finished tiers and continuing the tier in progress from its checkpoint.
+//! The run directory holds `manifest.json`, one finished table per tier (`tier-KKKK.tbl`) and its
+//! compressed file (`tier-KKKK.bdb`), a `lock` file, and the work files of the tier in progress
+//! (under `work/` unless `--tmp` puts them elsewhere). A finished run keeps only the compressed
+//! files and the manifest (unless told to keep the raw tables): extending it to more seeds decodes
+//! the raw tables of its tiers again. A run refuses a directory holding another game's solve,
+//! refuses to start over an unfinished run unless told to resume it (`--resume`) or discard it
+//! (`--force`), and resumes by skipping finished tiers and continuing the tier in progress from its
+//! checkpoint.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
