@@ -100,6 +100,7 @@ pub fn run(a: SolveArgs) -> Result<()> {
         checkpoint_every: std::time::Duration::from_secs(a.checkpoint_secs),
         resume: a.resume,
         force: a.force,
+        wide_above: bawo::solve::run::NARROW_LIMIT,
     };
     let reporter = Reporter::new(a.quiet);
     let report = with_threads(

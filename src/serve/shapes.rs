@@ -93,7 +93,7 @@ pub fn covered<G: Game>(db: &Database, g: &G, pos: &G::Position) -> Result<(), E
     // A board far beyond the database may not even have an index: not covered, not overflow.
     let tier = match g.locate(pos) {
         Ok((t, _)) => Some(t),
-        Err(Error::TooLarge(_)) | Err(Error::TierTooLarge { .. }) => None,
+        Err(Error::TooLarge(_)) => None,
         Err(e) => return Err(e),
     };
     if tier.is_some_and(|t| db.manifest().record(t).is_some()) {

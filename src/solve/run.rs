@@ -14,6 +14,7 @@ use serde::Serialize;
 use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
 use super::counts::{TierCounts, TierTimings};
+pub use super::graph::NARROW_LIMIT;
 use super::pass::estimate_in_tier_degree;
 use super::tables::{TableData, Tables};
 use super::tier::{solve_tier, Lower, TierOptions, TierProgress, TierTask};
@@ -79,6 +80,10 @@ pub struct SolveConfig {
     pub resume: bool,
     /// Discard whatever `out` holds and solve again.
     pub force: bool,
+    /// Tiers of more positions than this store 64-bit predecessor sources (default
+    /// [`NARROW_LIMIT`], the most that 32-bit indices hold; tests lower it to run the wide
+    /// path on small instances, results are the same).
+    pub wide_above: u64,
 }
 
 impl SolveConfig {
@@ -93,6 +98,7 @@ impl SolveConfig {
             checkpoint_every: Duration::from_secs(60),
             resume: false,
             force: false,
+            wide_above: NARROW_LIMIT,
         }
     }
 }
@@ -244,16 +250,15 @@ fn refuse_foreign_dir(out: &Path) -> Result<()> {
 /// of them is refused here, not after the tiers below it were solved.
 pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<MemoryPlan> {
     let mut shapes = Vec::with_capacity(tiers.len());
+    let wide_above = crate::store::fault::wide_above().unwrap_or(cfg.wide_above);
     for &tier in tiers {
         let states = game.tier_size(tier)?;
-        if states > u32::MAX as u64 {
-            return Err(Error::TierTooLarge { tier, size: states });
-        }
         shapes.push(TierShape {
             tier,
             states,
             // The sample's estimate with a margin: tiers vary within themselves.
             edges_per_position: estimate_in_tier_degree(game, tier, states) * 1.25,
+            wide: states > wide_above.min(NARROW_LIMIT),
         });
     }
     let threads = rayon::current_num_threads();
