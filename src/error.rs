@@ -29,8 +29,6 @@ pub enum Error {
     /// Parameters whose tiers do not fit the index type.
     #[error("{0}")]
     TooLarge(#[from] TooLarge),
-    #[error("tier {tier} has {size} positions; this solver indexes at most 4294967295 positions per tier")]
-    TierTooLarge { tier: u32, size: u64 },
     /// A memory budget (`--mem`) too small for the run, found before any work.
     #[error("{0}")]
     Memory(#[from] MemoryError),
@@ -62,10 +60,7 @@ impl Error {
     /// 2 for usage errors, 1 for failures.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Input(_)
-            | Error::TooLarge(_)
-            | Error::TierTooLarge { .. }
-            | Error::Memory(_) => 2,
+            Error::Input(_) | Error::TooLarge(_) | Error::Memory(_) => 2,
             _ => 1,
         }
     }

@@ -229,4 +229,52 @@ mod tests {
         assert!(r.count(36).is_ok());
         assert!(r.count(37).is_err());
     }
+
+    /// Ranks and unranks agree at `index`, and stepping from it reaches `index + 1`.
+    fn round_trip_at(r: &Ranker, seeds: u32, index: u64) {
+        let mut c = vec![0u8; r.pits()];
+        r.unrank(seeds, index, &mut c);
+        assert_eq!(
+            c.iter().map(|&x| x as u32).sum::<u32>(),
+            seeds,
+            "index {index}"
+        );
+        assert_eq!(r.rank(&c), index, "index {index}");
+        if index + 1 < r.count(seeds).unwrap() {
+            assert!(r.next(&mut c), "index {index}");
+            assert_eq!(r.rank(&c), index + 1, "after index {index}");
+            let mut u = vec![0u8; r.pits()];
+            r.unrank(seeds, index + 1, &mut u);
+            assert_eq!(u, c, "index {}", index + 1);
+        }
+    }
+
+    #[test]
+    fn indices_near_2_32_and_2_40_round_trip() {
+        // 20 pits (Bawo n = 5): 17 seeds give 2^33.. boards, 30 seeds more than 2^44.
+        let r = Ranker::new(20, 30);
+        let c17 = r.count(17).unwrap();
+        assert_eq!(c17, 8_597_496_600);
+        let c30 = r.count(30).unwrap();
+        assert!(c30 > 1 << 44, "{c30}");
+        for index in [0, (1 << 32) - 1, 1 << 32, (1 << 32) + 1, c17 - 2, c17 - 1] {
+            round_trip_at(&r, 17, index);
+        }
+        for index in [
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 40) - 1,
+            1 << 40,
+            (1 << 40) + 1,
+            c30 - 1,
+        ] {
+            round_trip_at(&r, 30, index);
+        }
+        // The last board of a tier holds every seed in pit 0, the first every seed in the last.
+        let mut c = vec![0u8; 20];
+        r.unrank(30, c30 - 1, &mut c);
+        assert_eq!((c[0], c[1..].iter().all(|&x| x == 0)), (30, true));
+        r.first(30, &mut c);
+        assert_eq!(r.rank(&c), 0);
+    }
 }

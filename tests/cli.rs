@@ -252,7 +252,7 @@ fn bad_input_is_a_one_line_usage_error() {
             "--out",
             "/nonexistent/x",
         ],
-        "indexes at most",
+        "too many for the index type",
     );
     assert_usage_error(
         &["moves", "--game", "chess", "--board", "0"],

@@ -107,10 +107,10 @@ fn bad_input_is_refused_in_one_line() {
             "--game",
             "kigogo",
             "--seeds",
-            "9",
+            "25",
             "--out",
             "/nonexistent/x",
         ],
-        "positions per tier",
+        "too many for the index type",
     );
 }

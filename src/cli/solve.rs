@@ -110,6 +110,7 @@ pub fn run(a: SolveArgs) -> Result<()> {
         resume: a.resume,
         force: a.force,
         keep_tables: a.keep_tables,
+        wide_above: bawo::solve::run::NARROW_LIMIT,
     };
     if a.dry_run {
         let estimate = with_threads(

@@ -16,7 +16,7 @@ pub fn ensure_covered<G: Game>(db: &Database, g: &G, pos: &G::Position, dir: &Pa
     // database does not cover, not an overflow to report.
     let tier = match g.locate(pos) {
         Ok((t, _)) => Some(t),
-        Err(Error::TooLarge(_)) | Err(Error::TierTooLarge { .. }) => None,
+        Err(Error::TooLarge(_)) => None,
         Err(e) => return Err(e),
     };
     if tier.is_some_and(|t| db.manifest().record(t).is_some()) {

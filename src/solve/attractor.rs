@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use rayon::prelude::*;
 
 use super::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
-use super::graph::PredView;
+use super::graph::{PredView, Source};
 use crate::value::MAX_DEPTH;
 
 pub const LOCAL_MASK: u32 = (1 << 30) - 1;
@@ -56,17 +56,18 @@ pub unsafe fn cells_of(bytes: &mut [u8]) -> &[AtomicU32] {
 const CHUNK: usize = 4096;
 
 /// Step 1 for one range: the messages of its positions due at `level`, as
-/// `(target range, message)` batches per worker. `range_base` is the range's first index.
-pub fn emit(
+/// `(target range, message)` batches per worker. `due` holds range-local indices;
+/// predecessors are tier-wide indices of any width, split into range and offset here.
+pub fn emit<S: Source>(
     cells: &[AtomicU32],
     due: &[u32],
-    preds: &PredView<'_>,
+    preds: &PredView<'_, S>,
     level: u32,
     range_bits: u32,
     range_of_self: usize,
     ranges: usize,
 ) -> Vec<Vec<u32>> {
-    let local_mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1) & LOCAL_MASK;
+    let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
     due.par_chunks(CHUNK)
         .map(|chunk| {
             let mut out: Vec<Vec<u32>> = vec![Vec::new(); ranges];
@@ -84,8 +85,9 @@ pub fn emit(
                     _ => continue,
                 };
                 for &p in preds.preds(f as usize) {
+                    let p = p.get();
                     let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
-                    out[r].push((p & local_mask) | kind);
+                    out[r].push((p & local_mask) as u32 | kind);
                 }
             }
             out
@@ -225,7 +227,7 @@ impl LevelQueue {
 /// Runs the attractor on a graph held entirely in memory (one range).
 pub fn attract_in_memory(
     cells: &[AtomicU32],
-    preds: &PredView<'_>,
+    preds: &PredView<'_, u32>,
     mut queue: LevelQueue,
 ) -> Result<u32, DepthOverflow> {
     let mut level = 0;
@@ -238,4 +240,27 @@ pub fn attract_in_memory(
         level += 1;
     }
     Ok(level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::graph::{EdgeCodec, PredRange};
+
+    #[test]
+    fn messages_reach_predecessors_beyond_2_32_and_2_40() {
+        // Ranges of 2^24 positions leave a packed edge 40 bits of source.
+        let bits = 24;
+        let c = EdgeCodec::new(true, bits);
+        let sources = [(1u64 << 32) + 5, (1 << 40) - 1, 3, 1 << 30];
+        let edges: Vec<u64> = sources.iter().map(|&s| c.pack(0, s)).collect();
+        let preds = PredRange::<u64>::build(1, &edges, c).unwrap();
+        let cells = [AtomicU32::new(cell::make(LOSS, 0, 2))];
+        let out = emit(&cells, &[0], &preds.view(), 2, bits, 0, 1 << 16);
+        assert_eq!(out[256], vec![5 | MSG_LOSS]);
+        assert_eq!(out[(1 << 16) - 1], vec![((1 << 24) - 1) | MSG_LOSS]);
+        assert_eq!(out[0], vec![3 | MSG_LOSS]);
+        assert_eq!(out[64], vec![MSG_LOSS]);
+        assert_eq!(out.iter().map(Vec::len).sum::<usize>(), 4);
+    }
 }

@@ -2,12 +2,13 @@
 //! that fit it, and what the rest of the budget goes to.
 //!
 //! Everything a tier needs per position lives in range-sized windows: working cells (4 bytes),
-//! predecessor offsets (4 bytes) and lists (4 bytes per edge), edges while predecessors are
-//! built (8 bytes per edge), and a second copy of the cells while a checkpointed range is
-//! copied before its first change. The planner estimates edges per position from a sample,
+//! predecessor offsets (4 bytes) and lists (4 bytes per edge, 8 in a tier of more than 2^32
+//! positions), edges while predecessors are built (8 bytes per edge), and a second copy of the
+//! cells while a checkpointed range is copied before its first change. The planner estimates edges per position from a sample,
 //! sizes the window so the busiest phase fits the budget after the reserve for lower tiers'
 //! maps, the level messages and a fixed overhead, and rounds it down to a power of two.
 
+use super::graph::max_wide_range_bits;
 use crate::game::InputError;
 
 /// Bytes kept back for the binary itself, thread stacks, the allocator, the work logs'
@@ -20,6 +21,9 @@ pub const FIXED_OVERHEAD: u64 = 96 << 20;
 pub const MIN_RANGE_BITS: u32 = 10;
 /// Largest range: messages carry a range-local index in 30 bits.
 pub const MAX_RANGE_BITS: u32 = 30;
+/// Most in-tier edges planned into one range: predecessor offsets inside a range are `u32`,
+/// and this leaves a factor of two for tiers whose degree the sample underestimates.
+pub const MAX_RANGE_EDGES: f64 = (1u64 << 31) as f64;
 
 /// Parses `1G`, `512M`, `1.5GiB`, `64k`, or a plain byte count.
 pub fn parse_size(text: &str) -> Result<u64, InputError> {
@@ -87,13 +91,27 @@ const MESSAGE_SHARE: u64 = 8;
 const RESIDENT_SHARE: u64 = 4;
 
 /// Bytes per position of the busiest phase of a tier with about `edges` in-tier edges per
-/// position: predecessor building holds 8 bytes per edge of the range plus 4 bytes per edge
-/// and per position of the result; the attractor holds cells (twice while copying), offsets,
-/// predecessor lists, the range's due positions (4 bytes each) and the messages they emit
-/// before they go to the level's batches (4 bytes per edge). The larger of the two.
-fn per_position(edges: f64) -> f64 {
+/// position and `source` bytes per stored predecessor: predecessor building holds 8 bytes per
+/// edge of the range plus the result (4 bytes per position, `source` per edge); the attractor
+/// holds cells (twice while copying), offsets, predecessor lists, the range's due positions
+/// (4 bytes each) and the messages they emit before they go to the level's batches (4 bytes
+/// per edge). The larger of the two.
+fn per_position(edges: f64, source: f64) -> f64 {
     let e = edges.max(0.25);
-    (4.0 + 12.0 * e).max(16.0 + 8.0 * e)
+    (4.0 + (8.0 + source) * e).max(16.0 + (4.0 + source) * e)
+}
+
+/// The largest range a tier's indices allow: messages' 30-bit offsets, `u32` predecessor
+/// offsets (at most [`MAX_RANGE_EDGES`] edges), and in a wide tier the bits its sources leave
+/// in a packed edge.
+fn index_range_bits(t: &TierShape) -> u32 {
+    let by_edges = fitting_bits(MAX_RANGE_EDGES as u64, t.edges_per_position.max(1.0));
+    let by_sources = if t.wide {
+        max_wide_range_bits(t.states)
+    } else {
+        MAX_RANGE_BITS
+    };
+    MAX_RANGE_BITS.min(by_edges).min(by_sources)
 }
 
 pub use crate::error::MemoryError;
@@ -105,6 +123,8 @@ pub struct TierPlan {
     pub states: u64,
     pub range_bits: u32,
     pub ranges: u64,
+    /// Predecessor sources are 64-bit ([`super::graph::EdgeCodec`]).
+    pub wide: bool,
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
@@ -137,6 +157,8 @@ pub struct TierShape {
     pub states: u64,
     /// Estimated in-tier edges per position.
     pub edges_per_position: f64,
+    /// Indices need more than 32 bits (or a test forces the wide path): 64-bit sources.
+    pub wide: bool,
 }
 
 impl MemoryPlan {
@@ -160,17 +182,20 @@ impl MemoryPlan {
         for t in tiers {
             let reserve = lower.min(resident_lower);
             let fixed = FIXED_OVERHEAD + reserve + messages;
-            let per = per_position(t.edges_per_position);
+            let per = per_position(t.edges_per_position, if t.wide { 8.0 } else { 4.0 });
             let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
+            let max_bits = index_range_bits(t);
             // The range the budget must hold: the override's, or the smallest worth planning.
             let (bits, window_bits) = match range_bits {
                 Some(b) => {
-                    let b = b.min(MAX_RANGE_BITS);
+                    let b = b.min(max_bits);
                     (b, b.min(need_bits))
                 }
                 None => {
-                    let fit = fitting_bits(budget.saturating_sub(fixed), per).min(need_bits);
-                    let least = MIN_RANGE_BITS.min(need_bits);
+                    let fit = fitting_bits(budget.saturating_sub(fixed), per)
+                        .min(need_bits)
+                        .min(max_bits);
+                    let least = MIN_RANGE_BITS.min(need_bits).min(max_bits);
                     (fit.max(least), least)
                 }
             };
@@ -191,6 +216,7 @@ impl MemoryPlan {
                 states: t.states,
                 range_bits: bits,
                 ranges: t.states.div_ceil(1u64 << bits).max(1),
+                wide: t.wide,
             });
             lower += 2 * t.states;
         }
@@ -322,6 +348,7 @@ mod tests {
             tier,
             states,
             edges_per_position: 1.5,
+            wide: states > crate::solve::graph::NARROW_LIMIT,
         }
     }
 
@@ -331,7 +358,7 @@ mod tests {
         let p = MemoryPlan::new(1 << 30, None, 2, &tiers).unwrap();
         let t = p.tier(1).unwrap();
         assert!(t.ranges > 1);
-        let per = per_position(1.5);
+        let per = per_position(1.5, 4.0);
         let reserve = (2u64 * (128 << 20)).min(p.resident_lower);
         let used = FIXED_OVERHEAD + reserve + p.messages;
         assert!(((1u64 << t.range_bits) as f64) * per + used as f64 <= (1u64 << 30) as f64);
@@ -354,5 +381,31 @@ mod tests {
         assert!(MemoryPlan::new(least - (2 << 20), Some(20), 2, &tiers).is_err());
         let e = MemoryPlan::new(8 << 20, None, 2, &tiers).unwrap_err();
         MemoryPlan::new(e.least_mib << 20, None, 2, &tiers).expect("the minimum named fits");
+    }
+
+    #[test]
+    fn tiers_beyond_2_32_plan_ranges_their_indices_can_address() {
+        // Bawo n = 5, 16 seeds: tier 16 alone has 8,119,857,900 positions.
+        let top = shape(16, 8_119_857_900);
+        assert!(top.wide);
+        let p = MemoryPlan::new(64 << 30, None, 2, &[shape(15, 3_711_935_040), top]).unwrap();
+        let t = p.tier(16).unwrap();
+        assert!(t.wide && !p.tier(15).unwrap().wide);
+        assert!(t.range_bits <= MAX_RANGE_BITS && t.ranges << t.range_bits >= t.states);
+        // Bao mtaji, 12 seeds (30.7 billion, 35 index bits): ranges of at most 2^29.
+        let mtaji = shape(12, 30_700_000_000);
+        let p = MemoryPlan::new(1 << 40, None, 2, &[mtaji]).unwrap();
+        assert_eq!(p.tiers[0].range_bits, 29);
+        // 2^40 positions: an override beyond what 24 offset bits allow is cut down to them.
+        let huge = shape(40, 1 << 40);
+        let p = MemoryPlan::new(1 << 44, Some(30), 2, &[huge]).unwrap();
+        assert_eq!((p.tiers[0].range_bits, p.tiers[0].ranges), (24, 1 << 16));
+        // Many edges per position: a range never plans more than 2^31 of them.
+        let dense = TierShape {
+            edges_per_position: 10.0,
+            ..shape(1, 1 << 33)
+        };
+        let p = MemoryPlan::new(1 << 40, None, 2, &[dense]).unwrap();
+        assert_eq!(p.tiers[0].range_bits, 27);
     }
 }

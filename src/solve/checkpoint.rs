@@ -51,6 +51,10 @@ pub struct TierState {
     pub states: u64,
     /// Positions per range, as a power of two (fixed for the tier once chosen).
     pub range_bits: u32,
+    /// Sources are stored in 64 bits ([`super::graph::EdgeCodec`]); absent in checkpoints of
+    /// versions that knew only 32-bit tiers.
+    #[serde(default)]
+    pub wide: bool,
     pub phase: Phase,
     /// Successors: next block; predecessors: next range; attractor: next level.
     pub next: u64,

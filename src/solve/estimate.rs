@@ -78,7 +78,7 @@ pub fn both_sides(stored: u64) -> u64 {
 /// Plans the run `cfg` asks for and estimates what it will cost, writing nothing.
 pub fn estimate_run<G: Game>(game: &G, cfg: &SolveConfig) -> Result<RunEstimate> {
     let tiers = game.tiers_up_to(cfg.seeds)?;
-    let shapes = tier_shapes(game, &tiers)?;
+    let shapes = tier_shapes(game, &tiers, cfg)?;
     let plan = plan_shapes(&shapes, cfg)?;
     let sample = time_sample(game, &plan);
     let threads = rayon::current_num_threads();

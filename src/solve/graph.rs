@@ -1,32 +1,173 @@
 //! The in-tier predecessor graph, built one range at a time from edges bucketed by target.
 //!
 //! The successor pass appends each in-tier edge `source -> target` to the log of the target's
-//! range, sequentially. Each range's predecessor lists are then built on their own by a
-//! counting sort whose counters cover only that range ([`PredRange::build`]), and stored as one
-//! file: `offsets` (`len + 1` little-endian `u32`) followed by `sources` (`u32`). Nothing ever
-//! scatters randomly across the whole tier.
+//! range, sequentially, packed by the tier's [`EdgeCodec`]. Each range's predecessor lists are
+//! then built on their own by a counting sort whose counters cover only that range
+//! ([`PredRange::build`]), and stored as one file: `offsets` (`len + 1` little-endian `u32`,
+//! offsets inside the range) followed by `sources`. Nothing ever scatters randomly across the
+//! whole tier.
+//!
+//! Sources are tier-wide indices. A tier of at most [`NARROW_LIMIT`] positions stores them as
+//! `u32` (4 bytes per edge); a larger ("wide") tier as `u64` (8 bytes per edge, the offsets
+//! padded to a multiple of 8 bytes before them). The choice is made per tier, so the common
+//! small tier writes no more than before.
 
 use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::store::bytes::{as_u32, u32_bytes};
+use crate::store::bytes::{as_u32, as_u64, u32_bytes, u64_bytes};
 use crate::store::checksum::{Checksum, Hasher};
 
-/// An edge in a bucket: the target's offset inside its range (high half) and the source.
+/// Tiers of at most this many positions index every position in 32 bits ("narrow").
+pub const NARROW_LIMIT: u64 = 1 << 32;
+
+/// An edge in a bucket: the target's offset inside its range (high bits) and the source.
 pub type PackedEdge = u64;
 
-#[inline]
-pub fn pack_edge(target_local: u32, source: u32) -> PackedEdge {
-    ((target_local as u64) << 32) | source as u64
+/// How one tier splits its indices into ranges and packs an edge into a [`PackedEdge`]: the
+/// source in the low `shift` bits, the target's offset inside its range above them.
+///
+/// Narrow tiers use `shift = 32`. A wide tier gives the source every bit its range's offsets
+/// leave free (`64 - range_bits`), so an edge stays 8 bytes; a tier needs
+/// `range_bits + index bits <= 64` ([`max_wide_range_bits`]), which the memory plan keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EdgeCodec {
+    shift: u32,
+    range_bits: u32,
+}
+
+/// Bits needed to write every index of a tier of `states` positions.
+pub fn index_bits(states: u64) -> u32 {
+    64 - states.saturating_sub(1).leading_zeros()
+}
+
+/// The largest range (as a power of two) whose offsets fit beside a wide tier's sources.
+pub fn max_wide_range_bits(states: u64) -> u32 {
+    64 - index_bits(states)
+}
+
+impl EdgeCodec {
+    /// The codec of a tier cut into ranges of `2^range_bits` positions (at most 2^32), with
+    /// 64-bit sources when `wide`.
+    pub fn new(wide: bool, range_bits: u32) -> EdgeCodec {
+        let range_bits = range_bits.min(32);
+        let shift = if wide { 64 - range_bits.max(1) } else { 32 };
+        EdgeCodec { shift, range_bits }
+    }
+
+    /// 32-bit sources: tiers of at most [`NARROW_LIMIT`] positions.
+    pub fn narrow(range_bits: u32) -> EdgeCodec {
+        EdgeCodec::new(false, range_bits)
+    }
+
+    /// Whether sources are stored in 64 bits.
+    pub fn is_wide(self) -> bool {
+        self.shift != 32
+    }
+
+    pub fn range_bits(self) -> u32 {
+        self.range_bits
+    }
+
+    /// The range of a tier-wide index, and its offset inside the range.
+    #[inline]
+    pub fn split(self, index: u64) -> (usize, u64) {
+        let mask = (1u64 << self.range_bits) - 1;
+        ((index >> self.range_bits) as usize, index & mask)
+    }
+
+    /// Whether every index and edge of a tier of `states` positions fits.
+    pub fn fits(self, states: u64) -> bool {
+        if self.is_wide() {
+            index_bits(states) <= self.shift
+        } else {
+            states <= NARROW_LIMIT
+        }
+    }
+
+    #[inline]
+    pub fn pack(self, target_local: u64, source: u64) -> PackedEdge {
+        debug_assert!(source >> self.shift == 0 && target_local >> (64 - self.shift) == 0);
+        (target_local << self.shift) | source
+    }
+
+    /// The target's offset inside its range.
+    #[inline]
+    pub fn target(self, e: PackedEdge) -> usize {
+        (e >> self.shift) as usize
+    }
+
+    #[inline]
+    pub fn source(self, e: PackedEdge) -> u64 {
+        e & ((1u64 << self.shift) - 1)
+    }
+
+    /// Bytes per source in predecessor lists.
+    pub fn source_bytes(self) -> u64 {
+        if self.is_wide() {
+            8
+        } else {
+            4
+        }
+    }
+}
+
+/// A source as stored in predecessor lists: `u32` in narrow tiers, `u64` in wide ones.
+pub trait Source: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
+    /// Truncates: callers pass values their tier's codec guarantees to fit.
+    fn from_u64(v: u64) -> Self;
+    fn get(self) -> u64;
+    fn bytes(words: &[Self]) -> &[u8];
+    fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]>;
+}
+
+impl Source for u32 {
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v as u32
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        self as u64
+    }
+    fn bytes(words: &[Self]) -> &[u8] {
+        u32_bytes(words)
+    }
+    fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]> {
+        as_u32(path, bytes)
+    }
+}
+
+impl Source for u64 {
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        self
+    }
+    fn bytes(words: &[Self]) -> &[u8] {
+        u64_bytes(words)
+    }
+    fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]> {
+        as_u64(path, bytes)
+    }
+}
+
+/// Bytes of the offsets of a range of `len` positions in its file, padded so that the
+/// sources after them are aligned.
+fn offsets_bytes<S: Source>(len: usize) -> usize {
+    (4 * (len + 1)).next_multiple_of(std::mem::size_of::<S>())
 }
 
 /// Predecessor lists of one range, owned.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
-pub struct PredRange {
+pub struct PredRange<S: Source = u32> {
     /// `offsets[t]..offsets[t + 1]` indexes `sources` for local target `t`.
     pub offsets: Vec<u32>,
-    pub sources: Vec<u32>,
+    pub sources: Vec<S>,
 }
 
 /// A raw pointer shared by workers that write disjoint slots.
@@ -45,23 +186,24 @@ impl<T> SharedSlice<T> {
 
 /// Predecessor lists of one range, borrowed (from a [`PredRange`] or a mapped file).
 #[derive(Clone, Copy, Debug)]
-pub struct PredView<'a> {
+pub struct PredView<'a, S: Source = u32> {
     pub offsets: &'a [u32],
-    pub sources: &'a [u32],
+    pub sources: &'a [S],
 }
 
-impl PredView<'_> {
+impl<S: Source> PredView<'_, S> {
     #[inline]
-    pub fn preds(&self, local: usize) -> &[u32] {
+    pub fn preds(&self, local: usize) -> &[S] {
         &self.sources[self.offsets[local] as usize..self.offsets[local + 1] as usize]
     }
 }
 
-impl PredRange {
-    /// Groups one bucket's edges by local target: a parallel radix pass splits them into
-    /// sub-ranges whose counters fit in cache, then each sub-range is counting-sorted on its
-    /// own. The order of sources within a target follows the bucket's order.
-    pub fn build(len: usize, edges: &[PackedEdge]) -> Result<PredRange> {
+impl<S: Source> PredRange<S> {
+    /// Groups one bucket's edges (packed by `codec`) by local target: a parallel radix pass
+    /// splits them into sub-ranges whose counters fit in cache, then each sub-range is
+    /// counting-sorted on its own. The order of sources within a target follows the bucket's
+    /// order.
+    pub fn build(len: usize, edges: &[PackedEdge], codec: EdgeCodec) -> Result<PredRange<S>> {
         use rayon::prelude::*;
         if edges.len() >= u32::MAX as usize {
             return Err(Error::Internal(format!(
@@ -71,7 +213,7 @@ impl PredRange {
         }
         const SUB_BITS: u32 = 16;
         let subs = (len >> SUB_BITS) + 1;
-        let sub_of = |e: u64| ((e >> 32) as usize) >> SUB_BITS;
+        let sub_of = |e: u64| codec.target(e) >> SUB_BITS;
         // Pass 1: edges per sub-range, per chunk of the input.
         let chunk = (edges.len() / (4 * rayon::current_num_threads()).max(1)).max(1 << 16);
         let counts: Vec<Vec<u32>> = edges
@@ -114,7 +256,7 @@ impl PredRange {
         }
         // Pass 3: counting sort inside each sub-range, in parallel.
         let mut offsets = vec![0u32; len + 1];
-        let mut sources = vec![0u32; edges.len()];
+        let mut sources = vec![S::default(); edges.len()];
         let src = SharedSlice(sources.as_mut_ptr());
         offsets[1..]
             .par_chunks_mut(1 << SUB_BITS)
@@ -126,7 +268,7 @@ impl PredRange {
                 // offs[t - base] counts targets, then becomes the end offset of each target.
                 let mut fill = vec![0u32; offs.len()];
                 for &e in group {
-                    fill[((e >> 32) as usize) - base] += 1;
+                    fill[codec.target(e) - base] += 1;
                 }
                 let mut running = lo as u32;
                 for (i, f) in fill.iter_mut().enumerate() {
@@ -136,36 +278,48 @@ impl PredRange {
                     offs[i] = running;
                 }
                 for &e in group {
-                    let t = ((e >> 32) as usize) - base;
+                    let t = codec.target(e) - base;
                     // SAFETY: each sub-range writes only its own slots lo..hi of `sources`.
-                    unsafe { src.write(fill[t] as usize, e as u32) };
+                    unsafe { src.write(fill[t] as usize, S::from_u64(codec.source(e))) };
                     fill[t] += 1;
                 }
             });
         Ok(PredRange { offsets, sources })
     }
 
-    pub fn view(&self) -> PredView<'_> {
+    pub fn view(&self) -> PredView<'_, S> {
         PredView {
             offsets: &self.offsets,
             sources: &self.sources,
         }
     }
 
+    /// The padding between offsets and sources in the file.
+    fn padding(&self) -> &'static [u8] {
+        let pad = offsets_bytes::<S>(self.offsets.len() - 1) - 4 * self.offsets.len();
+        &[0u8; 8][..pad]
+    }
+
     /// Checksum of the bytes [`PredRange::write`] writes.
     pub fn checksum(&self) -> Checksum {
         let mut hasher = Hasher::new();
         hasher.update(u32_bytes(&self.offsets));
-        hasher.update(u32_bytes(&self.sources));
+        hasher.update(self.padding());
+        hasher.update(S::bytes(&self.sources));
         hasher.finish()
     }
 
     /// Writes the range to `path` by rename (unsynced: the checkpoint that first refers to it
     /// syncs it); returns the checksum of the file's bytes.
     pub fn write(&self, path: &Path) -> Result<Checksum> {
-        let (a, b) = (u32_bytes(&self.offsets), u32_bytes(&self.sources));
+        let (a, pad, b) = (
+            u32_bytes(&self.offsets),
+            self.padding(),
+            S::bytes(&self.sources),
+        );
         crate::store::write_renamed(path, false, |w: &mut dyn Write| {
             w.write_all(a)?;
+            w.write_all(pad)?;
             w.write_all(b)
         })?;
         Ok(self.checksum())
@@ -173,15 +327,20 @@ impl PredRange {
 }
 
 /// Splits a mapped predecessor file of a range of `len` positions into a view.
-pub fn view_file<'a>(path: &Path, bytes: &'a [u8], len: usize) -> Result<PredView<'a>> {
-    let words = as_u32(path, bytes)?;
-    if words.len() < len + 1 {
+pub fn view_file<'a, S: Source>(
+    path: &Path,
+    bytes: &'a [u8],
+    len: usize,
+) -> Result<PredView<'a, S>> {
+    let head = offsets_bytes::<S>(len);
+    if bytes.len() < head {
         return Err(Error::corrupt(
             path,
             "predecessor file shorter than its offsets",
         ));
     }
-    let (offsets, sources) = words.split_at(len + 1);
+    let offsets = as_u32(path, &bytes[..4 * (len + 1)])?;
+    let sources = S::words(path, &bytes[head..])?;
     if offsets[len] as usize != sources.len() {
         return Err(Error::corrupt(
             path,
@@ -191,19 +350,79 @@ pub fn view_file<'a>(path: &Path, bytes: &'a [u8], len: usize) -> Result<PredVie
     Ok(PredView { offsets, sources })
 }
 
+/// One range's predecessor lists in the width its tier's [`EdgeCodec`] chose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Preds {
+    Narrow(PredRange<u32>),
+    Wide(PredRange<u64>),
+}
+
+/// A borrowed [`Preds`].
+#[derive(Clone, Copy, Debug)]
+pub enum PredsView<'a> {
+    Narrow(PredView<'a, u32>),
+    Wide(PredView<'a, u64>),
+}
+
+impl Preds {
+    /// [`PredRange::build`] in the codec's width.
+    pub fn build(len: usize, edges: &[PackedEdge], codec: EdgeCodec) -> Result<Preds> {
+        Ok(if codec.is_wide() {
+            Preds::Wide(PredRange::build(len, edges, codec)?)
+        } else {
+            Preds::Narrow(PredRange::build(len, edges, codec)?)
+        })
+    }
+
+    pub fn view(&self) -> PredsView<'_> {
+        match self {
+            Preds::Narrow(p) => PredsView::Narrow(p.view()),
+            Preds::Wide(p) => PredsView::Wide(p.view()),
+        }
+    }
+
+    pub fn checksum(&self) -> Checksum {
+        match self {
+            Preds::Narrow(p) => p.checksum(),
+            Preds::Wide(p) => p.checksum(),
+        }
+    }
+
+    pub fn write(&self, path: &Path) -> Result<Checksum> {
+        match self {
+            Preds::Narrow(p) => p.write(path),
+            Preds::Wide(p) => p.write(path),
+        }
+    }
+}
+
+/// [`view_file`] in the codec's width.
+pub fn view_preds_file<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    len: usize,
+    codec: EdgeCodec,
+) -> Result<PredsView<'a>> {
+    Ok(if codec.is_wide() {
+        PredsView::Wide(view_file(path, bytes, len)?)
+    } else {
+        PredsView::Narrow(view_file(path, bytes, len)?)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const N: EdgeCodec = EdgeCodec {
+        shift: 32,
+        range_bits: 30,
+    };
+
     #[test]
     fn counting_sort_groups_sources_by_target() {
-        let edges = [
-            pack_edge(2, 10),
-            pack_edge(0, 11),
-            pack_edge(2, 12),
-            pack_edge(3, 13),
-        ];
-        let r = PredRange::build(4, &edges).unwrap();
+        let edges = [N.pack(2, 10), N.pack(0, 11), N.pack(2, 12), N.pack(3, 13)];
+        let r = PredRange::<u32>::build(4, &edges, N).unwrap();
         let v = r.view();
         assert_eq!(v.preds(0), &[11]);
         assert_eq!(v.preds(1), &[] as &[u32]);
@@ -216,9 +435,9 @@ mod tests {
         // Several sub-ranges and input chunks, targets in arbitrary order.
         let len = 300_000usize;
         let edges: Vec<u64> = (0..1_000_000u64)
-            .map(|i| pack_edge(((i * 7919) % len as u64) as u32, (i % 65_537) as u32))
+            .map(|i| N.pack((i * 7919) % len as u64, i % 65_537))
             .collect();
-        let got = PredRange::build(len, &edges).unwrap();
+        let got = PredRange::<u32>::build(len, &edges, N).unwrap();
         let mut want: Vec<Vec<u32>> = vec![Vec::new(); len];
         for &e in &edges {
             want[(e >> 32) as usize].push(e as u32);
@@ -232,20 +451,144 @@ mod tests {
         assert_eq!(got.offsets[len] as usize, edges.len());
     }
 
+    /// Re-aligns file bytes through a `u64` buffer, as a page-aligned map would be.
+    fn aligned(bytes: &[u8]) -> Vec<u64> {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        u64_bytes_mut(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        words
+    }
+
+    fn u64_bytes_mut(words: &mut [u64]) -> &mut [u8] {
+        // SAFETY: u64 has no padding and every byte pattern is valid.
+        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, words.len() * 8) }
+    }
+
     #[test]
     fn ranges_round_trip_through_files() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("preds");
-        let r = PredRange::build(3, &[pack_edge(1, 7), pack_edge(1, 8)]).unwrap();
+        let r = PredRange::<u32>::build(3, &[N.pack(1, 7), N.pack(1, 8)], N).unwrap();
         r.write(&p).unwrap();
         let bytes = std::fs::read(&p).unwrap();
-        // Re-align through a u32 buffer, as a map would be.
-        let words: Vec<u32> = bytes
-            .chunks(4)
-            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let v = view_file(&p, u32_bytes(&words), 3).unwrap();
+        // The narrow layout: offsets then sources, no padding (what earlier versions wrote).
+        assert_eq!(bytes.len(), 4 * 4 + 4 * 2);
+        assert_eq!(r.checksum(), Checksum::of(&bytes));
+        let words = aligned(&bytes);
+        let all = &u64_bytes(&words)[..bytes.len()];
+        let v = view_file::<u32>(&p, all, 3).unwrap();
         assert_eq!(v.preds(1), &[7, 8]);
-        assert!(view_file(&p, u32_bytes(&words[..2]), 3).is_err());
+        assert!(view_file::<u32>(&p, &all[..8], 3).is_err());
+    }
+
+    #[test]
+    fn index_bits_and_codec_limits_at_2_32_and_2_40() {
+        assert_eq!(index_bits(0), 0);
+        assert_eq!(index_bits(1), 0);
+        assert_eq!(index_bits(2), 1);
+        assert_eq!(index_bits(1 << 32), 32);
+        assert_eq!(index_bits((1 << 32) + 1), 33);
+        assert_eq!(index_bits(1 << 40), 40);
+        assert_eq!(index_bits((1 << 40) + 1), 41);
+        assert_eq!(max_wide_range_bits(1 << 34), 30);
+        assert_eq!(max_wide_range_bits((1 << 34) + 1), 29);
+        assert_eq!(max_wide_range_bits(1 << 40), 24);
+        // Narrow holds exactly the tiers whose indices fit 32 bits.
+        assert!(N.fits(1 << 32));
+        assert!(!N.fits((1 << 32) + 1));
+        assert!(!N.is_wide() && N.source_bytes() == 4);
+        assert_eq!(EdgeCodec::narrow(30), N);
+        let w = EdgeCodec::new(true, 30);
+        assert!(w.is_wide() && w.source_bytes() == 8);
+        assert!(w.fits((1 << 32) + 1));
+        assert!(w.fits(1 << 34));
+        assert!(!w.fits((1 << 34) + 1));
+        assert!(EdgeCodec::new(true, 24).fits(1 << 40));
+        assert!(!EdgeCodec::new(true, 24).fits((1 << 40) + 1));
+        // Ranges of one position (range_bits 0) still leave the source its bits.
+        assert!(EdgeCodec::new(true, 0).fits(1 << 63));
+    }
+
+    #[test]
+    fn indices_split_into_ranges_near_2_32_and_2_40() {
+        let c = EdgeCodec::new(true, 30);
+        assert_eq!(c.split((1 << 32) - 1), (3, (1 << 30) - 1));
+        assert_eq!(c.split(1 << 32), (4, 0));
+        assert_eq!(c.split((1 << 32) + 1), (4, 1));
+        assert_eq!(c.split((1 << 40) - 1), (1023, (1 << 30) - 1));
+        assert_eq!(c.split(1 << 40), (1024, 0));
+        let c = EdgeCodec::new(true, 24);
+        assert_eq!(c.split((1 << 40) + 7), (1 << 16, 7));
+        // One range of 2^32 positions (the in-memory graphs): the offset is the index.
+        let one = EdgeCodec::narrow(32);
+        assert_eq!(one.split((1 << 32) - 1), (0, (1 << 32) - 1));
+        assert_eq!(EdgeCodec::narrow(0).split(5), (5, 0));
+    }
+
+    #[test]
+    fn wide_edges_round_trip_near_2_32_and_2_40() {
+        for (bits, states) in [(30u32, (1u64 << 33) + 5), (24, 1u64 << 40)] {
+            let c = EdgeCodec::new(true, bits);
+            assert!(c.fits(states));
+            let last_local = (1u64 << bits) - 1;
+            for source in [
+                0,
+                (1 << 32) - 1,
+                1 << 32,
+                (1 << 32) + 1,
+                states / 2,
+                states - 1,
+            ] {
+                for local in [0, 1, last_local - 1, last_local] {
+                    let e = c.pack(local, source);
+                    assert_eq!((c.target(e) as u64, c.source(e)), (local, source));
+                }
+            }
+        }
+        // The narrow packing is the one earlier versions wrote: target above bit 32.
+        assert_eq!(N.pack(5, u32::MAX as u64), (5 << 32) | u32::MAX as u64);
+    }
+
+    #[test]
+    fn wide_ranges_build_and_round_trip_through_padded_files() {
+        let c = EdgeCodec::new(true, 24);
+        let big = [(1u64 << 40) - 1, 1 << 32, (1 << 32) - 1, 7, (1 << 39) + 3];
+        // An even number of offsets (len + 1 = 4) needs no padding, an odd one (len 4) does.
+        for len in [3usize, 4] {
+            let edges: Vec<u64> = big
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| c.pack((i % len) as u64, s))
+                .collect();
+            let r = Preds::build(len, &edges, c).unwrap();
+            let Preds::Wide(w) = &r else {
+                panic!("a wide codec builds wide lists")
+            };
+            for t in 0..len {
+                let want: Vec<u64> = big
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % len == t)
+                    .map(|(_, &s)| s)
+                    .collect();
+                assert_eq!(w.view().preds(t), &want[..], "target {t}");
+            }
+            let dir = tempfile::tempdir().unwrap();
+            let p = dir.path().join("preds");
+            let sum = r.write(&p).unwrap();
+            let bytes = std::fs::read(&p).unwrap();
+            assert_eq!(
+                bytes.len(),
+                (4 * (len + 1)).next_multiple_of(8) + 8 * big.len()
+            );
+            assert_eq!(sum, Checksum::of(&bytes));
+            let words = aligned(&bytes);
+            let all = &u64_bytes(&words)[..bytes.len()];
+            match view_preds_file(&p, all, len, c).unwrap() {
+                PredsView::Wide(v) => assert_eq!(v.sources, &w.sources[..]),
+                PredsView::Narrow(_) => panic!("read back narrow"),
+            }
+            // A narrow reading of a wide file does not pass for a valid one.
+            assert!(view_preds_file(&p, all, len, EdgeCodec::narrow(24)).is_err());
+        }
     }
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::cell::{self, Outlook, MAX_COUNTER};
-use super::graph::{pack_edge, PackedEdge};
+use super::graph::{EdgeCodec, PackedEdge};
 use super::tables::Lookup;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
@@ -24,24 +24,26 @@ pub const PASS_CHUNK: usize = 1 << 14;
 /// What a block produced besides its cells.
 #[derive(Default)]
 pub struct BlockOutput {
-    /// `(level, index)` of positions to look at when the attractor reaches that level.
+    /// `(level, offset in its range)` of positions to look at when the attractor reaches
+    /// that level.
     pub due: Vec<(u32, u32)>,
     pub edges: u64,
 }
 
 /// Generates successors for positions `start..start + cells.len()` of `tier`, filling their
-/// working cells and appending in-tier edges to `edge_logs` (one per range of `2^range_bits`).
+/// working cells and appending in-tier edges to `edge_logs` (one per range of the tier's
+/// `codec`, which packs them). Indices are tier-wide `u64` throughout; only offsets inside a
+/// range are narrowed.
 pub fn pass_block<G: Game, L: Lookup>(
     game: &G,
     tier: Tier,
     lower: &L,
     start: u64,
     cells: &mut [u32],
-    range_bits: u32,
+    codec: EdgeCodec,
     edge_logs: &[AppendLog],
 ) -> Result<BlockOutput> {
     let ranges = edge_logs.len();
-    let local_mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1);
     let edges = AtomicU64::new(0);
     let dues: Vec<Result<Vec<(u32, u32)>>> = cells
         .par_chunks_mut(PASS_CHUNK)
@@ -65,14 +67,14 @@ pub fn pass_block<G: Game, L: Lookup>(
                             let (c, level) = o.initial_cell();
                             if !cell::is_final(c) {
                                 for &t in inside.iter() {
-                                    let r = t.checked_shr(range_bits).unwrap_or(0) as usize;
-                                    buckets[r].push(pack_edge(t & local_mask, i as u32));
+                                    let (r, local) = codec.split(t);
+                                    buckets[r].push(codec.pack(local, i));
                                 }
                                 count += inside.len() as u64;
                             }
                             chunk[(i - first) as usize] = c;
                             if let Some(l) = level {
-                                due.push((l, i as u32));
+                                due.push((l, codec.split(i).1 as u32));
                             }
                         }
                         Err(e) => failure = Some(e),
@@ -106,7 +108,7 @@ pub fn classify<L: Lookup>(
     tier: Tier,
     lower: &L,
     succ: &[Successor],
-    inside: &mut Vec<u32>,
+    inside: &mut Vec<u64>,
 ) -> Result<Outlook> {
     let mut o = Outlook {
         terminal: succ.is_empty(),
@@ -116,7 +118,7 @@ pub fn classify<L: Lookup>(
     for s in succ {
         match *s {
             Successor::MoverLoses => o.floor = o.floor.max(1),
-            Successor::Position { tier: t, index } if t == tier => inside.push(index as u32),
+            Successor::Position { tier: t, index } if t == tier => inside.push(index),
             Successor::Position { tier: t, index } => {
                 let e = lower.entry(t, index);
                 if e.value().is_none() {

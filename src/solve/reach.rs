@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::attractor::{attract_in_memory, LevelQueue};
 use super::cell::{self, Outlook, MAX_COUNTER};
-use super::graph::{pack_edge, PredRange};
+use super::graph::{EdgeCodec, PredRange};
 use crate::error::{Error, Result};
 use crate::game::{Game, MoveOutcome, Side};
 use crate::value::{Entry, Value};
@@ -37,6 +37,11 @@ pub struct Reached<P> {
     /// Entry of each position for its side to move.
     pub entries: Vec<Entry>,
     pub summary: ReachSummary,
+}
+
+/// A reachable graph is one range of 32-bit indices, held in memory.
+fn one_range() -> EdgeCodec {
+    EdgeCodec::narrow(32)
 }
 
 /// Finds and solves every position reachable from `start`; refuses more than `max_states`.
@@ -117,9 +122,9 @@ pub fn reach<G: Game>(
         .filter(|&&(s, _)| {
             !cell::is_final(cells[s as usize].load(std::sync::atomic::Ordering::Relaxed))
         })
-        .map(|&(s, t)| pack_edge(t, s))
+        .map(|&(s, t)| one_range().pack(t as u64, s as u64))
         .collect();
-    let preds = PredRange::build(positions.len(), &packed)?;
+    let preds = PredRange::<u32>::build(positions.len(), &packed, one_range())?;
     attract_in_memory(&cells, &preds.view(), queue)
         .map_err(|_| Error::DepthOverflow { tier: 0 })?;
     let entries: Vec<Entry> = cells

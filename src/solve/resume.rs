@@ -4,6 +4,7 @@
 
 use super::budget::MAX_RANGE_BITS;
 use super::checkpoint::{Phase, TierState};
+use super::graph::EdgeCodec;
 use super::tier::{Job, TierOptions};
 use super::work::{LogName, WorkFile};
 use crate::error::{Error, Result};
@@ -20,7 +21,8 @@ impl<'g, G: Game> Job<'g, G> {
         opts: &TierOptions,
     ) -> Result<Self> {
         let states = game.tier_size(tier)?;
-        if st.tier != tier || st.states != states || st.range_bits > MAX_RANGE_BITS {
+        let fits = EdgeCodec::new(st.wide, st.range_bits).fits(states);
+        if st.tier != tier || st.states != states || st.range_bits > MAX_RANGE_BITS || !fits {
             return Err(Error::Mismatch(format!(
                 "the checkpoint is of tier {} with {} positions, expected tier {tier} with {states}",
                 st.tier, st.states

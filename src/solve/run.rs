@@ -19,6 +19,7 @@ use super::checkpoint::{Checkpoints, Manifest, TierRecord};
 use super::counts::{TierCounts, TierIo, TierTimings};
 use super::disk::{dir_bytes, process_bytes_written};
 use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
+pub use super::graph::NARROW_LIMIT;
 use super::pass::estimate_in_tier_degree;
 use super::sample::{solve_time, time_sample};
 use super::tables::{TableData, Tables};
@@ -90,6 +91,10 @@ pub struct SolveConfig {
     /// Keep the raw tables (`tier-KKKK.tbl`) of a finished run; by default a finished run
     /// holds only its compressed files and manifest (`--resume` decodes what it needs).
     pub keep_tables: bool,
+    /// Tiers of more positions than this store 64-bit predecessor sources (default
+    /// [`NARROW_LIMIT`], the most that 32-bit indices hold; tests lower it to run the wide
+    /// path on small instances, results are the same).
+    pub wide_above: u64,
 }
 
 impl SolveConfig {
@@ -105,6 +110,7 @@ impl SolveConfig {
             resume: false,
             force: false,
             keep_tables: false,
+            wide_above: NARROW_LIMIT,
         }
     }
 }
@@ -190,22 +196,25 @@ fn refuse_foreign_dir(out: &Path) -> Result<()> {
 /// The memory plan of every tier of a run, made before any work: a budget too small for any
 /// of them is refused here, not after the tiers below it were solved.
 pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<MemoryPlan> {
-    plan_shapes(&tier_shapes(game, tiers)?, cfg)
+    plan_shapes(&tier_shapes(game, tiers, cfg)?, cfg)
 }
 
 /// Each tier's size and estimated in-tier edges per position, as the planner sees them.
-pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier]) -> Result<Vec<TierShape>> {
+pub fn tier_shapes<G: Game>(
+    game: &G,
+    tiers: &[Tier],
+    cfg: &SolveConfig,
+) -> Result<Vec<TierShape>> {
     let mut shapes = Vec::with_capacity(tiers.len());
+    let wide_above = crate::store::fault::wide_above().unwrap_or(cfg.wide_above);
     for &tier in tiers {
         let states = game.tier_size(tier)?;
-        if states > u32::MAX as u64 {
-            return Err(Error::TierTooLarge { tier, size: states });
-        }
         shapes.push(TierShape {
             tier,
             states,
             // The sample's estimate with a margin: tiers vary within themselves.
             edges_per_position: estimate_in_tier_degree(game, tier, states) * 1.25,
+            wide: states > wide_above.min(NARROW_LIMIT),
         });
     }
     Ok(shapes)

@@ -27,7 +27,7 @@ use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use super::counts::{TierCounts, TierTimings};
-use super::graph::{view_file, PredRange};
+use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
 use super::messages::Messages;
 use super::pass::pass_block;
 use super::tables::Lookup;
@@ -152,7 +152,7 @@ pub(super) struct Job<'g, G: Game> {
     /// Predecessor lists held in memory (resident tiers), with whether this run has written
     /// them to their file yet (a checkpoint writes them; a stale file of a killed run is not
     /// theirs).
-    pub(super) preds_mem: Vec<Option<(PredRange, bool)>>,
+    pub(super) preds_mem: Vec<Option<(Preds, bool)>>,
     pub(super) message_budget: u64,
     pub(super) timings: TierTimings,
 }
@@ -161,6 +161,11 @@ impl<'g, G: Game> Job<'g, G> {
     pub(super) fn range_len(&self, r: usize) -> usize {
         let start = (r as u64) << self.st.range_bits;
         (self.st.states - start).min(1u64 << self.st.range_bits) as usize
+    }
+
+    /// How this tier's indices split into ranges and its edges are packed.
+    pub(super) fn codec(&self) -> EdgeCodec {
+        EdgeCodec::new(self.st.wide, self.st.range_bits)
     }
 
     pub(super) fn path(&self, file: WorkFile) -> PathBuf {
@@ -176,10 +181,17 @@ impl<'g, G: Game> Job<'g, G> {
 
     fn start(game: &'g G, tier: Tier, opts: &TierOptions) -> Result<Self> {
         let states = game.tier_size(tier)?;
-        let &TierPlan { range_bits, .. } = opts
+        let &TierPlan {
+            range_bits, wide, ..
+        } = opts
             .plan
             .tier(tier)
             .ok_or_else(|| Error::Internal(format!("tier {tier} is not in the memory plan")))?;
+        if !EdgeCodec::new(wide, range_bits).fits(states) {
+            return Err(Error::Internal(format!(
+                "the plan's indices do not fit tier {tier} of {states} positions"
+            )));
+        }
         let work = opts.work_root.join(format!("tier-{tier:04}"));
         // Left over from an earlier start of this tier: only the solver's own files go.
         super::work::remove_work_dir(&work)?;
@@ -190,6 +202,7 @@ impl<'g, G: Game> Job<'g, G> {
             tier,
             states,
             range_bits,
+            wide,
             phase: Phase::Successors,
             next: 0,
             work,
@@ -296,8 +309,8 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(&self.due[&(level, r)])
     }
 
-    /// Appends `(level, global index)` pairs, all in range `r`, to the due logs of their
-    /// level (in the order given: bucketing, no sort).
+    /// Appends `(level, offset in range r)` pairs to the due logs of their level (in the
+    /// order given: bucketing, no sort).
     fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
         let mask = 1u32
             .checked_shl(self.st.range_bits)
@@ -350,7 +363,7 @@ impl<'g, G: Game> Job<'g, G> {
                 lower.lookup,
                 start,
                 &mut cells,
-                self.st.range_bits,
+                self.codec(),
                 &self.edge_logs,
             )?;
             self.cell_logs[r]
@@ -408,9 +421,10 @@ impl<'g, G: Game> Job<'g, G> {
             let log = &self.edge_logs[r];
             let path = log.path().to_path_buf();
             let len = self.range_len(r);
+            let codec = self.codec();
             let preds = log.with_bytes(|bytes| {
                 let edges = crate::store::bytes::as_u64(&path, bytes)?;
-                PredRange::build(len, edges)
+                Preds::build(len, edges, codec)
             })??;
             let sum = if self.resident {
                 let sum = preds.checksum();
@@ -496,10 +510,13 @@ impl<'g, G: Game> Job<'g, G> {
                     None => {
                         preds_map = map_ro(&preds_path)?
                             .ok_or_else(|| Error::corrupt(&preds_path, "empty predecessor file"))?;
-                        view_file(&preds_path, &preds_map, self.range_len(r))?
+                        view_preds_file(&preds_path, &preds_map, self.range_len(r), self.codec())?
                     }
                 };
-                let out = emit(cells, &due, &preds, level, bits, r, self.ranges);
+                let out = match &preds {
+                    PredsView::Narrow(p) => emit(cells, &due, p, level, bits, r, self.ranges),
+                    PredsView::Wide(p) => emit(cells, &due, p, level, bits, r, self.ranges),
+                };
                 for (t, m) in out.into_iter().enumerate() {
                     msgs.add(t, m)?;
                 }

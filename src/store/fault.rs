@@ -5,6 +5,7 @@
 //! | `BAWO_ABORT_AFTER_CHECKPOINTS=k` | the process aborts right after its k-th checkpoint write  |
 //! | `BAWO_FAIL_WRITES_AFTER=bytes`   | work-file writes fail with "no space left" past that many bytes |
 //! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
+//! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 64-bit predecessor sources, as tiers of more than 2^32 positions do |
 //!
 //! They are read once; without them nothing here costs more than a relaxed atomic load.
 
@@ -34,6 +35,13 @@ fn fail_writes_after() -> Option<u64> {
 pub fn message_budget() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     *V.get_or_init(|| env_u64("BAWO_MESSAGE_BUDGET"))
+}
+
+/// The tier size above which a solve takes the wide (64-bit source) path, if a test sets it
+/// (the path is otherwise reached only by tiers of more than 2^32 positions).
+pub fn wide_above() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_WIDE_ABOVE"))
 }
 
 static CHECKPOINTS: AtomicU64 = AtomicU64::new(0);
