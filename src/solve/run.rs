@@ -97,7 +97,8 @@ impl SolveConfig {
     }
 }
 
-/// The counts of a solve, in the shape `solve --json` prints.
+/// The counts of a solve, in the shape `solve --json` prints: positions of both sides to
+/// move, though only one side is stored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub states: u64,
@@ -109,6 +110,12 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The summary of finished tiers from their stored counts (the manifest's records).
+    pub fn from_stored(stored: &[TierCounts]) -> Summary {
+        Summary::from_tiers(stored.iter().map(TierCounts::both_sides).collect())
+    }
+
+    /// The summary of tiers whose counts already count both sides.
     pub fn from_tiers(tiers: Vec<TierCounts>) -> Summary {
         Summary {
             states: tiers.iter().map(|t| t.states).sum(),
@@ -318,13 +325,12 @@ pub fn solve<G: Game>(
         }
         Some(m) if m.complete && tiers.iter().all(|&t| m.record(t).is_some()) => {
             // Everything asked for is finished (possibly as part of a larger budget).
-            let summary = Summary::from_tiers(
-                tiers
-                    .iter()
-                    .filter_map(|&t| m.record(t))
-                    .map(|r| r.counts.clone())
-                    .collect(),
-            );
+            let stored: Vec<TierCounts> = tiers
+                .iter()
+                .filter_map(|&t| m.record(t))
+                .map(|r| r.counts.clone())
+                .collect();
+            let summary = Summary::from_stored(&stored);
             return Ok(SolveReport {
                 summary,
                 already_done: true,
@@ -486,7 +492,7 @@ pub fn solve<G: Game>(
             resident_if_it_fits(data, lower_bytes + 2 * size, &opts.plan),
         );
         lower_bytes += 2 * size;
-        progress.tier_finished(&solved.counts, t0.elapsed(), bytes);
+        progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes);
         report.timings.push((tier, solved.timings));
     }
     if opts.work_root.is_dir() {
@@ -495,14 +501,13 @@ pub fn solve<G: Game>(
     manifest.complete = true;
     manifest.current = None;
     manifest.save(&cfg.out)?;
-    report.summary = Summary::from_tiers(
-        manifest
-            .tiers
-            .iter()
-            .filter(|r| tiers.contains(&r.tier))
-            .map(|r| r.counts.clone())
-            .collect(),
-    );
+    let stored: Vec<TierCounts> = manifest
+        .tiers
+        .iter()
+        .filter(|r| tiers.contains(&r.tier))
+        .map(|r| r.counts.clone())
+        .collect();
+    report.summary = Summary::from_stored(&stored);
     report.wall = start.elapsed();
     Ok(report)
 }
