@@ -18,7 +18,9 @@
 //! A database is a directory: `manifest.json` names the game with every parameter and rule
 //! option, and one compressed `tier-KKKK.bdb` file per tier (seeds on the board). Values are
 //! for the side to move; the depth is plies to the end under best play (the winner hurries,
-//! the loser delays; draws have none).
+//! the loser delays; draws have none). Only positions with A to move are stored: a position
+//! with B to move is its [`Game::mirror`] with A to move, and [`Game::locate`] finds it there,
+//! so every probe answers both sides.
 //!
 //! # Example
 //!
@@ -34,9 +36,12 @@
 //!
 //! let db = Database::open(&Path::new(env!("CARGO_MANIFEST_DIR")).join("data/bawo-n2-s6"))?;
 //! assert_eq!(db.game().descriptor(), "bawo n=2 lap-cap=64 kichwa=off capture=any");
-//! // Every board of at most 6 seeds in 8 pits, C(6 + 8, 8) = 3003, with either side to move.
-//! let states: u64 = db.manifest().tiers.iter().map(|t| t.counts.states).sum();
-//! assert_eq!(states, 2 * 3003);
+//! // Every board of at most 6 seeds in 8 pits, C(6 + 8, 8) = 3003, stored with A to move;
+//! // with B to move each is the mirror of one of them, answered from the same entry.
+//! let stored: u64 = db.manifest().tiers.iter().map(|t| t.counts.states).sum();
+//! assert_eq!(stored, 3003);
+//! let positions: u64 = db.manifest().tiers.iter().map(|t| t.counts.both_sides().states).sum();
+//! assert_eq!(positions, 2 * 3003);
 //!
 //! with_game!(db.game(), game => {
 //!     // A's front row holds two seeds in pits 2 and 3, B's back row two in pit 7.

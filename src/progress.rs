@@ -289,8 +289,8 @@ impl RunProgress for Reporter {
 
     fn tier_finished(&self, c: &TierCounts, elapsed: Duration, bytes: u64) {
         self.finish_phase();
-        // Stored positions, as the run's total counts them.
-        let (_, states) = *self.tier.lock().expect("progress lock");
+        // Positions of both sides, as the run's total counts them.
+        let states = c.states;
         self.clock
             .lock()
             .expect("progress lock")

@@ -307,6 +307,8 @@ fn moves_plain(g: &Bao, p: &BaoPosition) -> Vec<(String, u32, MoveOutcome<BaoPos
 fn check_turned(g: &Bao, p: &BaoPosition) -> Result<(), TestCaseError> {
     let q = turned(p);
     prop_assert_eq!(turned(&q), *p);
+    // The engine's mirror, which the databases store one side to move by, is this turn.
+    prop_assert_eq!(g.mirror(p), q);
     prop_assert_eq!(moves_turned(g, p), moves_plain(g, &q));
     Ok(())
 }

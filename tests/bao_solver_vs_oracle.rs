@@ -40,7 +40,7 @@ fn check(seeds: u32, loss: bool, threads: &[usize]) {
     let positions = oracle.positions(seeds);
     let expected: HashMap<OPos, OValue> = solve_by_rounds(&positions, |p| oracle.successors(p));
     let g = game(loss);
-    assert_eq!(positions.len() as u64, g.tier_size(seeds).unwrap());
+    assert_eq!(positions.len() as u64, g.tier_positions(seeds).unwrap());
     for &t in threads {
         assert_solver_matches_oracle(
             &g,

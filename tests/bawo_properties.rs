@@ -178,6 +178,9 @@ proptest! {
             v.sort();
             v
         };
+        // The engine's mirror, which the databases store one side to move by, is this swap.
+        let m = game.mirror(&game.make_position(&board, side));
+        prop_assert_eq!(m, game.make_position(&swap(&board), side.other()));
         let direct = flat(&board, side);
         let mut mirrored: Vec<_> = flat(&swap(&board), side.other())
             .into_iter()

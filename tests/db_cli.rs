@@ -338,15 +338,42 @@ fn export_writes_every_position_of_a_tier() {
     );
     let rows: Vec<&str> = lines.collect();
     let db = Database::open(dir.path()).unwrap();
-    assert_eq!(rows.len() as u64, db.record(5).unwrap().counts.states);
+    // Every position of either side to move: two rows per stored entry, A then B.
     let entries = db.tier_entries(5).unwrap();
-    for (i, row) in rows.iter().enumerate().step_by(11) {
+    assert_eq!(rows.len() as u64, 2 * db.record(5).unwrap().counts.states);
+    assert_eq!(rows.len(), 2 * entries.len());
+    let mut boards = std::collections::HashSet::new();
+    for (r, row) in rows.iter().enumerate() {
         let f: Vec<&str> = row.split(',').collect();
+        let i = r / 2;
+        assert_eq!(f[0], i.to_string(), "row {r}: the entry's index");
+        assert_eq!(f[9], if r % 2 == 0 { "A" } else { "B" });
         let seeds: u32 = f[1..9].iter().map(|x| x.parse::<u32>().unwrap()).sum();
         assert_eq!(seeds, 5);
         let e = bawo::Entry(entries[i]);
         assert_eq!(f[10], e.value().unwrap().as_str());
         assert_eq!(f[11], e.depth().map(|d| d.to_string()).unwrap_or_default());
+        assert!(
+            boards.insert((f[1..10].join(","), f[9].to_string())),
+            "row {r} twice"
+        );
+    }
+    // Each row agrees with what `query` answers for its position.
+    for row in rows.iter().step_by(37) {
+        let f: Vec<&str> = row.split(',').collect();
+        let out = bawo(&[
+            "query",
+            "--db",
+            d,
+            "--board",
+            &f[1..9].join(","),
+            "--to-move",
+            f[9],
+            "--json",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+        assert_eq!(v["value"], f[10], "{row}");
     }
     let file = dir.path().join("t5.csv");
     let out = bawo(&[

@@ -286,6 +286,8 @@ fn turned_moves(p: &KigogoPosition, rules: &str) -> (Vec<Flat>, Vec<Flat>) {
         board: turn(&p.board),
         side: p.side.other(),
     };
+    // The engine's mirror, which the databases store one side to move by, is this turn.
+    assert_eq!(g.mirror(p), q);
     let mut back: Vec<Flat> = engine_moves(&g, &q)
         .into_iter()
         .map(|(label, after, captured)| {

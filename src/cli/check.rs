@@ -111,7 +111,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         }
         if report.bad_blocks.is_empty() {
             outln!(
-                "{} positions recomputed from their successors in {:.2}s: {} disagree",
+                "{} stored positions (A to move; B to move is their mirror) recomputed from their successors in {:.2}s: {} disagree",
                 report.checked,
                 start.elapsed().as_secs_f64(),
                 report.mismatches

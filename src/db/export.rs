@@ -1,9 +1,11 @@
 //! `bawo export`: one tier as CSV, for analysis elsewhere.
 //!
-//! One row per position in index order: `index`, one column per pit in the game's pit
+//! One row per position of either side to move: `index`, one column per pit in the game's pit
 //! order (`p0`, `p1`, ...), the game's extra position fields if it has any, `to_move`
-//! (`A`/`B`), `value` (`WIN`/`LOSS`/`DRAW`) and `depth` (empty for draws). The tier is read
-//! one block at a time, so the output streams.
+//! (`A`/`B`), `value` (`WIN`/`LOSS`/`DRAW`) and `depth` (empty for draws). Rows come in index
+//! order, two per stored entry: the stored position with A to move, then its mirror with B
+//! to move, which has the same value and depth and shares the entry's `index` (the index
+//! [`Game::locate`] gives both). The tier is read one block at a time, so the output streams.
 
 use std::io::Write;
 
@@ -52,7 +54,8 @@ pub fn export_csv(db: &Database, tier: Tier, out: &mut dyn Write) -> Result<u64>
         db.for_each_run(tier, |start, entries| {
             let mut line = String::new();
             let mut failure: Option<std::io::Error> = None;
-            g.visit(tier, start..start + entries.len() as u64, |i, pos| {
+            g.visit(tier, start..start + entries.len() as u64, |i, stored| {
+              for pos in [stored, &g.mirror(stored)] {
                 let counts = g.board_counts(pos);
                 let extra = g.position_fields(pos);
                 if !header_done {
@@ -92,6 +95,7 @@ pub fn export_csv(db: &Database, tier: Tier, out: &mut dyn Write) -> Result<u64>
                     failure = out.write_all(line.as_bytes()).err();
                     line.clear();
                 }
+              }
             });
             if let Some(e) = failure.take() {
                 return Err(io(e));

@@ -134,8 +134,14 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
             )));
         }
         if version != VERSION {
+            let age = if version < VERSION {
+                "an older"
+            } else {
+                "a newer"
+            };
             return Err(Error::Mismatch(format!(
-                "{}: database format version {version}, this program reads version {VERSION}",
+                "{}: written by {age} version of bawo (file format version {version}, this \
+                 program reads version {VERSION}); solve it again",
                 path.display()
             )));
         }

@@ -3,7 +3,9 @@
 //! layout is described in `FORMAT.md`; everything is little-endian.
 
 pub const MAGIC: &[u8; 8] = b"BAWO-BDB";
-pub const VERSION: u32 = 1;
+/// Format version of `.bdb` files (2: a tier's entries are its positions with A to move; a
+/// position with B to move is answered by its mirror).
+pub const VERSION: u32 = 2;
 pub const HEADER: usize = 64;
 /// Bytes per block in the index.
 pub const INDEX_ENTRY: usize = 24;

@@ -2,13 +2,16 @@
 //!
 //! The JSON shape extends `solve --json` ([`crate::solve::run::Summary`]): the same top-level
 //! keys, each tier with the same keys, plus `win_depths` and `loss_depths` (index = depth,
-//! value = positions), so scripts written for one read the other.
+//! value = positions), so scripts written for one read the other. Like `solve`, it counts the
+//! positions of both sides to move: each stored entry stands for two
+//! ([`crate::game::POSITIONS_PER_ENTRY`]).
 
 use serde::Serialize;
 
 use super::memory::{for_each_block, ReadBudget};
 use super::Database;
 use crate::error::Result;
+use crate::game::POSITIONS_PER_ENTRY;
 use crate::value::{Entry, Value};
 
 /// One tier's counts and depth histograms.
@@ -93,6 +96,18 @@ fn count(entries: &[u16]) -> TierStats {
     s
 }
 
+/// The counts of the positions stored entries stand for: each entry is a position with A to
+/// move and its mirror with B to move, with the same value and depth.
+fn both_sides(mut t: TierStats) -> TierStats {
+    for n in [&mut t.states, &mut t.win, &mut t.loss, &mut t.draw] {
+        *n *= POSITIONS_PER_ENTRY;
+    }
+    for n in t.win_depths.iter_mut().chain(t.loss_depths.iter_mut()) {
+        *n *= POSITIONS_PER_ENTRY;
+    }
+    t
+}
+
 fn merge(mut a: TierStats, b: TierStats) -> TierStats {
     a.states += b.states;
     a.win += b.win;
@@ -127,6 +142,7 @@ pub fn stats_within(db: &Database, mem: &ReadBudget) -> Result<Stats> {
             t = merge(std::mem::take(&mut t), count(&entries));
             Ok(())
         })?;
+        let mut t = both_sides(t);
         t.tier = record.tier;
         t.seeds = record.counts.seeds;
         trim(&mut t.win_depths);

@@ -10,12 +10,14 @@
 //!
 //! Reserves never influence play, so a position is the board and the side to move; the board
 //! total never grows, so tier `k` (the positions with `k` seeds on the board) depends only on
-//! tiers `0..=k`. Within a tier the index is `side * C(k + 4n - 1, 4n - 1) + rank(board)`.
+//! tiers `0..=k`. Within a tier the index is the board's rank among the `C(k + 4n - 1, 4n - 1)`
+//! boards of `k` seeds, with A to move; a position with B to move is the one with A to move on
+//! the board whose players' rows are exchanged ([`Game::mirror`]), and is found at its index.
 
 use std::ops::Range;
 
 use super::cycle::Brent;
-use super::sided::{SidedIndex, SidedPosition};
+use super::sided::{Mirror, SidedIndex, SidedPosition};
 use super::{
     rule_pairs, Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side,
     Successor, Tier,
@@ -212,7 +214,7 @@ impl Bawo {
             n,
             lap_cap,
             rules,
-            index: SidedIndex::new(4 * n),
+            index: SidedIndex::new(Mirror::rows_exchanged(4 * n)),
             cycles: [cycle_of(Side::A), cycle_of(Side::B)],
         })
     }
@@ -416,6 +418,10 @@ impl Game for Bawo {
         self.index.tier_size(tier)
     }
 
+    fn tier_positions(&self, tier: Tier) -> Result<u64, TooLarge> {
+        self.index.tier_positions(tier)
+    }
+
     fn tier_seeds(&self, tier: Tier) -> u32 {
         tier
     }
@@ -426,6 +432,20 @@ impl Game for Bawo {
 
     fn locate(&self, pos: &BawoPosition) -> Result<(Tier, u64), crate::error::Error> {
         self.index.locate(&pos.board[..self.pits()], pos.side)
+    }
+
+    /// A's rows and B's rows trade places, each in its own pit order (`RULES.md` §1: the
+    /// exchange maps A's cycle onto B's, facing pits onto facing pits and kichwa onto kichwa).
+    fn mirror(&self, pos: &BawoPosition) -> BawoPosition {
+        let pits = self.pits();
+        let mut board = [0u8; MAX_PITS];
+        self.index
+            .mirror()
+            .apply(&pos.board[..pits], &mut board[..pits]);
+        BawoPosition {
+            board,
+            side: pos.side.other(),
+        }
     }
 
     fn visit<F: FnMut(u64, &BawoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {

@@ -31,13 +31,14 @@
 //! after [`WATCH_AFTER`] laps, so ordinary moves pay nothing for it.
 //!
 //! A position is the board and the side to move; seeds only leave the board, so tier `k` holds
-//! the positions with `k` seeds on the board and the index within it is
-//! `side * C(k + 47, 47) + rank(board)`.
+//! the positions with `k` seeds on the board and the index within it is the board's rank among
+//! the `C(k + 47, 47)` boards of `k` seeds with South (A) to move; a position with North to
+//! move is stored as the board turned half round with South to move ([`Game::mirror`]).
 
 use std::ops::Range;
 
 use super::cycle::Brent;
-use super::sided::{SidedIndex, SidedPosition};
+use super::sided::{Mirror, SidedIndex, SidedPosition};
 use super::{
     Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side, Successor, Tier,
 };
@@ -176,7 +177,7 @@ impl Kigogo {
     pub fn new(rules: KigogoRules) -> Self {
         Kigogo {
             rules,
-            index: SidedIndex::new(PITS),
+            index: SidedIndex::new(Mirror::half_turn(PITS)),
             cycles: [Cycle::of(Side::A), Cycle::of(Side::B)],
         }
     }
@@ -343,6 +344,10 @@ impl Game for Kigogo {
         self.index.tier_size(tier)
     }
 
+    fn tier_positions(&self, tier: Tier) -> Result<u64, TooLarge> {
+        self.index.tier_positions(tier)
+    }
+
     fn tier_seeds(&self, tier: Tier) -> u32 {
         tier
     }
@@ -353,6 +358,17 @@ impl Game for Kigogo {
 
     fn locate(&self, pos: &KigogoPosition) -> Result<(Tier, u64), crate::error::Error> {
         self.index.locate(&pos.board, pos.side)
+    }
+
+    /// The board turned half round (pit `p` to `47 - p`): South's rows become North's with
+    /// the same sowing order, captures and names (`RULES.md` §2).
+    fn mirror(&self, pos: &KigogoPosition) -> KigogoPosition {
+        let mut board = [0u8; PITS];
+        self.index.mirror().apply(&pos.board, &mut board);
+        KigogoPosition {
+            board,
+            side: pos.side.other(),
+        }
     }
 
     fn visit<F: FnMut(u64, &KigogoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {

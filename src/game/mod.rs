@@ -11,6 +11,13 @@
 //! budget, visits every position of a tier in index order, and ranks successors through the
 //! game. Tiers must be ordered so that a position's successors lie in its own tier or in
 //! tiers solved before it.
+//!
+//! **Side-to-move symmetry.** Every game here plays the same for both players: a position with
+//! B to move is its [`Game::mirror`] (the board seen from the other side of the table, A to
+//! move) under other names. So a tier stores the positions with A to move only, and
+//! [`Game::locate`] answers a position with B to move with the index of its mirror: the solver
+//! computes and stores half the positions, and every probe, move list and count still covers
+//! both sides ([`POSITIONS_PER_ENTRY`]).
 
 pub mod bao;
 pub mod bawo;
@@ -32,6 +39,11 @@ use crate::rank::TooLarge;
 
 /// Identifier of a tier within a game (for the games here, a seed total).
 pub type Tier = u32;
+
+/// Positions each stored entry stands for: one with A to move and its mirror with B to move
+/// (see the module's documentation). Counts shown to users are counts of positions, so counts
+/// of stored entries are multiplied by this.
+pub const POSITIONS_PER_ENTRY: u64 = 2;
 
 /// The player to move. `A` moves first; South is `A` in Kigogo and Bao.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -117,21 +129,33 @@ pub trait Game: Send + Sync + Sized {
     /// The tiers that hold every position within a seed budget, in solving order.
     fn tiers_up_to(&self, seeds: u32) -> Result<Vec<Tier>, InputError>;
 
-    /// Number of positions in `tier` (both sides to move).
+    /// Entries stored for `tier`: its positions with A to move, each standing also for its
+    /// mirror with B to move. The solver's index space.
     fn tier_size(&self, tier: Tier) -> Result<u64, TooLarge>;
+
+    /// Positions of `tier` with either side to move: [`POSITIONS_PER_ENTRY`] per entry.
+    fn tier_positions(&self, tier: Tier) -> Result<u64, TooLarge>;
 
     /// Seeds on the board in every position of `tier`.
     fn tier_seeds(&self, tier: Tier) -> u32;
 
-    /// The position with dense index `index` in `tier`.
+    /// The stored position with dense index `index` in `tier` (A to move).
     fn position(&self, tier: Tier, index: u64) -> Self::Position;
 
-    /// Tier and dense index of `pos`. Fails for positions no tier holds (e.g. a Bao position
-    /// with seeds in hand) or whose tier does not fit the index type.
+    /// Tier and dense index of `pos`; for a position with B to move, those of its
+    /// [`Game::mirror`]. Fails for positions no tier holds (e.g. a Bao position with seeds in
+    /// hand) or whose tier does not fit the index type.
     fn locate(&self, pos: &Self::Position) -> Result<(Tier, u64), crate::error::Error>;
 
-    /// Calls `f` for every index of `range` within `tier` with its position, in index order.
-    /// Games override this to step from one position to the next instead of unranking each.
+    /// The same position seen from the other side of the table: the players' pits (and, where
+    /// a game has them, hands and houses) trade places and the other side is to move. The
+    /// mover has the same moves under the mirrored names, so the value and depth for the side
+    /// to move are the same. Mirroring twice gives the position back.
+    fn mirror(&self, pos: &Self::Position) -> Self::Position;
+
+    /// Calls `f` for every index of `range` within `tier` with its stored position (A to move),
+    /// in index order. Games override this to step from one position to the next instead of
+    /// unranking each.
     fn visit<F: FnMut(u64, &Self::Position)>(&self, tier: Tier, range: Range<u64>, mut f: F) {
         for i in range {
             f(i, &self.position(tier, i));

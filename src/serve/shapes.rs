@@ -141,14 +141,18 @@ pub fn db_json(d: &ServedDb) -> DbJson {
     let tiers: Vec<TierJson> = m
         .tiers
         .iter()
-        .map(|r| TierJson {
-            tier: r.tier,
-            seeds: r.counts.seeds,
-            states: r.counts.states,
-            win: r.counts.win,
-            loss: r.counts.loss,
-            draw: r.counts.draw,
-            max_depth: r.counts.max_depth,
+        .map(|r| {
+            // Positions of both sides to move, as `solve` and `stats` count them.
+            let c = r.counts.both_sides();
+            TierJson {
+                tier: r.tier,
+                seeds: c.seeds,
+                states: c.states,
+                win: c.win,
+                loss: c.loss,
+                draw: c.draw,
+                max_depth: c.max_depth,
+            }
         })
         .collect();
     let n: Option<u32> = params.get("n").and_then(|v| v.parse().ok());

@@ -5,9 +5,12 @@ use std::time::Duration;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::game::POSITIONS_PER_ENTRY;
 use crate::value::{Entry, Value};
 
-/// Counts of one solved tier (values for the side to move).
+/// Counts of one solved tier (values for the side to move). The manifest records the counts
+/// of the stored entries (`states` is the table's length); what users are shown counts the
+/// positions of both sides, [`TierCounts::both_sides`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierCounts {
     pub seeds: u32,
@@ -19,6 +22,20 @@ pub struct TierCounts {
 }
 
 impl TierCounts {
+    /// The counts of the positions the entries stand for, either side to move: each entry is
+    /// a position with A to move and its mirror with B to move, which has the same value and
+    /// depth, so every count but the longest depth is multiplied.
+    pub fn both_sides(&self) -> TierCounts {
+        TierCounts {
+            seeds: self.seeds,
+            states: self.states * POSITIONS_PER_ENTRY,
+            win: self.win * POSITIONS_PER_ENTRY,
+            loss: self.loss * POSITIONS_PER_ENTRY,
+            draw: self.draw * POSITIONS_PER_ENTRY,
+            max_depth: self.max_depth,
+        }
+    }
+
     /// Adds a run of final entries.
     pub fn add(&mut self, entries: &[u16]) {
         let part = entries

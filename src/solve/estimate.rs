@@ -69,12 +69,6 @@ pub struct RunEstimate {
     pub tiers: Vec<TierEstimate>,
 }
 
-/// Positions of a tier counting both sides to move, of `stored` positions in its table. Every
-/// position of both sides is stored today; once one side is stored per board, this doubles.
-pub fn both_sides(stored: u64) -> u64 {
-    stored
-}
-
 /// Plans the run `cfg` asks for and estimates what it will cost, writing nothing.
 pub fn estimate_run<G: Game>(game: &G, cfg: &SolveConfig) -> Result<RunEstimate> {
     let tiers = game.tiers_up_to(cfg.seeds)?;
@@ -122,7 +116,7 @@ fn estimate_from<G: Game>(
         table_total += table;
         tiers.push(TierEstimate {
             seeds: game.tier_seeds(tp.tier),
-            states: both_sides(stored),
+            states: stored * crate::game::POSITIONS_PER_ENTRY,
             stored,
             range_bits: tp.range_bits,
             ranges: tp.ranges,

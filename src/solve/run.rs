@@ -18,15 +18,15 @@ use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
 use super::counts::{TierCounts, TierIo, TierTimings};
 use super::disk::{dir_bytes, process_bytes_written};
-use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
 pub use super::graph::NARROW_LIMIT;
+use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
 use super::pass::estimate_in_tier_degree;
 use super::sample::{solve_time, time_sample};
 use super::tables::{TableData, Tables};
 use super::tier::{solve_tier, Lower, TierOptions, TierProgress, TierTask};
 use super::work::remove_work_dir;
 use crate::error::{Error, Result};
-use crate::game::{Game, InputError, Tier};
+use crate::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
 use crate::store::manifest::{table_file, FileRecord};
 use crate::store::{fingerprint, lock, table};
 
@@ -115,7 +115,8 @@ impl SolveConfig {
     }
 }
 
-/// The counts of a solve, in the shape `solve --json` prints.
+/// The counts of a solve, in the shape `solve --json` prints: positions of both sides to
+/// move, though only one side is stored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub states: u64,
@@ -127,6 +128,12 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The summary of finished tiers from their stored counts (the manifest's records).
+    pub fn from_stored(stored: &[TierCounts]) -> Summary {
+        Summary::from_tiers(stored.iter().map(TierCounts::both_sides).collect())
+    }
+
+    /// The summary of tiers whose counts already count both sides.
     pub fn from_tiers(tiers: Vec<TierCounts>) -> Summary {
         Summary {
             states: tiers.iter().map(|t| t.states).sum(),
@@ -200,11 +207,7 @@ pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<
 }
 
 /// Each tier's size and estimated in-tier edges per position, as the planner sees them.
-pub fn tier_shapes<G: Game>(
-    game: &G,
-    tiers: &[Tier],
-    cfg: &SolveConfig,
-) -> Result<Vec<TierShape>> {
+pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<Vec<TierShape>> {
     let mut shapes = Vec::with_capacity(tiers.len());
     let wide_above = crate::store::fault::wide_above().unwrap_or(cfg.wide_above);
     for &tier in tiers {
@@ -285,13 +288,12 @@ pub fn solve<G: Game>(
         }
         Some(m) if m.complete && tiers.iter().all(|&t| m.record(t).is_some()) => {
             // Everything asked for is finished (possibly as part of a larger budget).
-            let summary = Summary::from_tiers(
-                tiers
-                    .iter()
-                    .filter_map(|&t| m.record(t))
-                    .map(|r| r.counts.clone())
-                    .collect(),
-            );
+            let stored: Vec<TierCounts> = tiers
+                .iter()
+                .filter_map(|&t| m.record(t))
+                .map(|r| r.counts.clone())
+                .collect();
+            let summary = Summary::from_stored(&stored);
             return Ok(SolveReport {
                 summary,
                 already_done: true,
@@ -421,9 +423,10 @@ pub fn solve<G: Game>(
         .map(|t| t.states)
         .sum();
     let threads = rayon::current_num_threads();
+    // The run line counts positions of both sides, as every count printed does.
     progress.run_started(
-        total,
-        done,
+        total * POSITIONS_PER_ENTRY,
+        done * POSITIONS_PER_ENTRY,
         solve_time(&time_sample(game, &opts.plan), total - done, threads),
     );
     let mut ckpt = Checkpoints {
@@ -519,7 +522,7 @@ pub fn solve<G: Game>(
             resident_if_it_fits(data, lower_bytes + 2 * size, &opts.plan),
         );
         lower_bytes += 2 * size;
-        progress.tier_finished(&solved.counts, t0.elapsed(), bytes_written);
+        progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
         report.timings.push((tier, solved.timings));
     }
     if opts.work_root.is_dir() {
@@ -537,14 +540,13 @@ pub fn solve<G: Game>(
     manifest.current = None;
     manifest.save(&cfg.out)?;
     report.final_disk = dir_bytes(&cfg.out);
-    report.summary = Summary::from_tiers(
-        manifest
-            .tiers
-            .iter()
-            .filter(|r| tiers.contains(&r.tier))
-            .map(|r| r.counts.clone())
-            .collect(),
-    );
+    let stored: Vec<TierCounts> = manifest
+        .tiers
+        .iter()
+        .filter(|r| tiers.contains(&r.tier))
+        .map(|r| r.counts.clone())
+        .collect();
+    report.summary = Summary::from_stored(&stored);
     report.wall = start.elapsed();
     Ok(report)
 }

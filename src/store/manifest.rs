@@ -20,8 +20,9 @@ use super::checksum::Checksum;
 use crate::error::{Error, Result};
 
 pub const FILE: &str = "manifest.json";
-/// Version of the run-directory layout (3: the manifest carries its own checksum).
-pub const FORMAT: u32 = 3;
+/// Version of the run-directory layout (3: the manifest carries its own checksum; 4: tables
+/// hold one side to move, the other being answered by the mirror).
+pub const FORMAT: u32 = 4;
 
 /// What the store needs of a checkpoint: to be stored, and the folder of its work files.
 pub trait Checkpoint: Clone + Serialize + DeserializeOwned {
@@ -131,22 +132,23 @@ where
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(&path, e)),
         };
-        let mut m: Self = serde_json::from_str(&text)
+        // The version first, so that a manifest of another layout is named as such rather
+        // than as damage, whatever else changed in it.
+        if let Some(format) = format_of(&text).filter(|&f| f != FORMAT) {
+            return Err(Error::Mismatch(other_format(dir, format)));
+        }
+        let m: Self = serde_json::from_str(&text)
             .map_err(|e| Error::corrupt(&path, format!("unreadable manifest: {e}")))?;
-        if m.format == FORMAT && m.checksum != Some(m.content_checksum()) {
+        if m.format != FORMAT {
+            return Err(Error::Mismatch(other_format(dir, m.format)));
+        }
+        if m.checksum != Some(m.content_checksum()) {
             return Err(Error::corrupt(
                 &path,
                 "manifest does not match its checksum",
             ));
         }
-        if m.format != FORMAT {
-            return Err(Error::Mismatch(format!(
-                "{}: run directory format {}, this program reads format {FORMAT}; solve again \
-                 into a new directory",
-                path.display(),
-                m.format
-            )));
-        }
+        let mut m = m;
         if m.fingerprint != Checksum(super::fingerprint(&m.game)) {
             return Err(Error::corrupt(
                 &path,
@@ -197,6 +199,30 @@ where
 
     pub fn record(&self, tier: u32) -> Option<&TierRecord<C>> {
         self.tiers.iter().find(|r| r.tier == tier)
+    }
+}
+
+/// The `format` field of a manifest's text, if it parses as an object holding one.
+fn format_of(text: &str) -> Option<u32> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    v.get("format")?.as_u64()?.try_into().ok()
+}
+
+/// The one-line refusal of a run directory written in another layout.
+fn other_format(dir: &Path, format: u32) -> String {
+    if format < FORMAT {
+        format!(
+            "{}: written by an older version of bawo (database format {format}; this program \
+             reads format {FORMAT}, which stores one side to move); solve it again, into a new \
+             directory or over this one with --force",
+            dir.display()
+        )
+    } else {
+        format!(
+            "{}: written by a newer version of bawo (database format {format}; this program \
+             reads format {FORMAT})",
+            dir.display()
+        )
     }
 }
 

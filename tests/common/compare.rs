@@ -66,10 +66,14 @@ pub fn assert_solver_matches_oracle<G: Game>(
 }
 
 /// Asserts that `db` holds the oracle's value and depth for every position of `expected`
-/// (`position` turns an oracle position into the engine's), that its manifest lists exactly
-/// the tiers those positions fill, that the oracle covers each of them whole, and that each
-/// tier's record counts every position of the tier (the game's tier size) with the oracle's
-/// numbers of wins, losses and draws.
+/// (`position` turns an oracle position into the engine's), with either side to move: a
+/// position with B to move is probed as itself, which the game locates at its mirror's entry,
+/// so every B position is checked against the oracle's own value for it. Also that its
+/// manifest lists exactly the tiers those positions fill, that the oracle covers each of them
+/// whole, and that each tier's record counts its stored entries (the game's tier size, the
+/// positions with A to move) with the oracle's numbers of wins, losses and draws among them,
+/// while the counts shown to users ([`bawo::solve::Summary::from_stored`]) are the oracle's
+/// for both sides.
 #[track_caller]
 pub fn assert_db_matches_oracle<G: Game>(
     game: &G,
@@ -79,22 +83,31 @@ pub fn assert_db_matches_oracle<G: Game>(
     what: &str,
 ) {
     assert!(!expected.is_empty(), "{what}: the oracle has no positions");
-    let mut per_tier: BTreeMap<u32, [u64; 3]> = BTreeMap::new();
+    // Per tier and side to move: wins, losses, draws.
+    let mut per_tier: BTreeMap<u32, [[u64; 3]; 2]> = BTreeMap::new();
     for ((board, side), want) in expected {
         let side = if *side == 0 { Side::A } else { Side::B };
-        let e = db.probe_position(game, &position(board, side)).unwrap();
+        let pos = position(board, side);
+        assert_eq!(game.side_to_move(&pos), side, "{what}: the position's side");
+        let e = db.probe_position(game, &pos).unwrap();
         assert_eq!(
             oracle_value(e),
             *want,
             "{what} board={board:?} side={}",
             side.index()
         );
+        if side == Side::B {
+            // Answered through the mirror: the entry of the mirror, with A to move.
+            let m = game.mirror(&pos);
+            assert_eq!(game.side_to_move(&m), Side::A, "{what}: mirror's side");
+            assert_eq!(game.locate(&pos).unwrap(), game.locate(&m).unwrap());
+        }
         let slot = match want {
             OValue::Win(_) => 0,
             OValue::Loss(_) => 1,
             OValue::Draw => 2,
         };
-        per_tier.entry(board.iter().sum()).or_default()[slot] += 1;
+        per_tier.entry(board.iter().sum()).or_default()[side.index()][slot] += 1;
     }
     let tiers = &db.manifest().tiers;
     assert_eq!(
@@ -102,20 +115,37 @@ pub fn assert_db_matches_oracle<G: Game>(
         per_tier.keys().copied().collect::<BTreeSet<_>>(),
         "{what}: the manifest's tiers"
     );
+    let mut both = [0u64; 3];
     for r in tiers {
+        let [a, b] = per_tier[&r.tier];
+        // The oracle, which knows nothing of mirrors, finds as many positions of each value
+        // with B to move as with A to move.
+        assert_eq!(a, b, "{what}: tier {} sides", r.tier);
         assert_eq!(
             [r.counts.win, r.counts.loss, r.counts.draw],
-            per_tier[&r.tier],
+            a,
             "{what}: tier {}",
             r.tier
         );
         let size = game.tier_size(r.tier).unwrap();
         assert_eq!(r.counts.states, size, "{what}: tier {} size", r.tier);
         assert_eq!(
-            per_tier[&r.tier].iter().sum::<u64>(),
+            a.iter().sum::<u64>(),
             size,
             "{what}: the oracle does not cover tier {}",
             r.tier
         );
+        assert_eq!(game.tier_positions(r.tier).unwrap(), 2 * size);
+        for k in 0..3 {
+            both[k] += a[k] + b[k];
+        }
     }
+    let stored: Vec<_> = tiers.iter().map(|r| r.counts.clone()).collect();
+    let shown = bawo::solve::Summary::from_stored(&stored);
+    assert_eq!([shown.win, shown.loss, shown.draw], both, "{what}: summary");
+    assert_eq!(
+        shown.states,
+        expected.len() as u64,
+        "{what}: summary states"
+    );
 }

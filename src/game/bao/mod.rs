@@ -17,8 +17,9 @@
 //! cleared when their hand runs out, which keeps equal game states equal positions.
 //!
 //! **Tiers.** Databases cover the mtaji stage (both hands empty, so no house): seeds are only
-//! moved, never removed, so tier `S` is every board with `S` seeds, with index
-//! `side * C(S + 31, 31) + rank(board)`, and every move stays inside it (one cyclic tier).
+//! moved, never removed, so tier `S` is every board with `S` seeds, indexed by the board's rank
+//! among the `C(S + 31, 31)` boards with South (A) to move (North to move: the board turned
+//! half round, [`Game::mirror`]), and every move stays inside it (one cyclic tier).
 //! Takasia is not implemented.
 
 pub mod geometry;
@@ -38,7 +39,7 @@ use self::legal::Outcome;
 use self::notation::MoveName;
 use self::sow::Field;
 use super::input::parse_counts;
-use super::sided::{SidedIndex, SidedPosition};
+use super::sided::{Mirror, SidedIndex, SidedPosition};
 use super::{
     find_labelled, Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side,
     Successor, Tier,
@@ -136,7 +137,7 @@ impl Bao {
     pub fn new(rules: BaoRules) -> Self {
         Bao {
             rules,
-            index: SidedIndex::new(PITS),
+            index: SidedIndex::new(Mirror::half_turn(PITS)),
         }
     }
 
@@ -306,6 +307,10 @@ impl Game for Bao {
         self.index.tier_size(tier)
     }
 
+    fn tier_positions(&self, tier: Tier) -> Result<u64, TooLarge> {
+        self.index.tier_positions(tier)
+    }
+
     fn tier_seeds(&self, tier: Tier) -> u32 {
         tier
     }
@@ -338,6 +343,21 @@ impl Game for Bao {
             .into());
         }
         self.index.locate(&pos.board, pos.side)
+    }
+
+    /// The board turned half round (row `r` column `c` to row `3 - r` column `7 - c`), hands
+    /// and houses exchanged: `RULES.md` gives both players the same rules from their own side
+    /// (North's left is column 7, its house row 1 column 3), so South's pits map onto North's
+    /// with the same names.
+    fn mirror(&self, pos: &BaoPosition) -> BaoPosition {
+        let mut board = [0u8; PITS];
+        self.index.mirror().apply(&pos.board, &mut board);
+        BaoPosition {
+            board,
+            side: pos.side.other(),
+            hands: [pos.hands[1], pos.hands[0]],
+            houses: [pos.houses[1], pos.houses[0]],
+        }
     }
 
     fn visit<F: FnMut(u64, &BaoPosition)>(&self, tier: Tier, range: Range<u64>, f: F) {
@@ -465,8 +485,9 @@ mod tests {
     fn one_tier_per_seed_total_with_the_advertised_size() {
         let g = Bao::new(BaoRules::default());
         assert_eq!(g.tiers_up_to(8).unwrap(), vec![8]);
-        // 2 * C(39, 31) = 2 * 61,523,748.
-        assert_eq!(g.tier_size(8).unwrap(), 123_047_496);
+        // C(39, 31) = 61,523,748 stored, twice that with either side to move.
+        assert_eq!(g.tier_size(8).unwrap(), 61_523_748);
+        assert_eq!(g.tier_positions(8).unwrap(), 123_047_496);
         assert!(g.tiers_up_to(65).is_err());
     }
 
@@ -477,7 +498,13 @@ mod tests {
         let mut n = 0;
         g.visit(3, 0..size, |i, p| {
             assert_eq!(*p, g.position(3, i));
+            assert_eq!(p.side, Side::A);
             assert_eq!(g.locate(p).unwrap(), (3, i));
+            // North to move is found at the index of its mirror.
+            let north = g.mirror(p);
+            assert_eq!(north.side, Side::B);
+            assert_eq!(g.locate(&north).unwrap(), (3, i));
+            assert_eq!(g.mirror(&north), *p);
             n += 1;
         });
         assert_eq!(n, size);
