@@ -233,8 +233,12 @@ fn stats_json_counts_agree_with_the_solve_summary() {
     let tiers = summary["tiers"].as_array().unwrap();
     assert_eq!(stats["tiers"].as_array().unwrap().len(), tiers.len());
     for (s, t) in stats["tiers"].as_array().unwrap().iter().zip(tiers) {
+        // What the solve wrote is the solve's alone; every count is shared.
+        let solve_only = ["bytes_written", "peak_disk"];
         for (key, v) in t.as_object().unwrap() {
-            assert_eq!(&s[key], v, "tier {} {key}", t["seeds"]);
+            if !solve_only.contains(&key.as_str()) {
+                assert_eq!(&s[key], v, "tier {} {key}", t["seeds"]);
+            }
         }
         let hist_sum = |k: &str| -> u64 {
             s[k].as_array()

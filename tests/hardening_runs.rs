@@ -151,7 +151,10 @@ fn force_spares_files_with_solver_names_that_it_did_not_create() {
     // Over a damaged manifest, the ledger still says what is the solver's.
     let mf = dir.join("manifest.json");
     let text_mf = std::fs::read_to_string(&mf).unwrap();
-    std::fs::write(&mf, text_mf.replacen("\"states\": 2,", "\"states\": 3,", 1)).unwrap();
+    // Still valid JSON, one count changed (a digit put in front of the first tier's states).
+    let damaged = text_mf.replacen("\"states\": ", "\"states\": 1", 1);
+    assert_ne!(damaged, text_mf);
+    std::fs::write(&mf, damaged).unwrap();
     let ino = std::fs::metadata(dir.join("tier-0001.bdb")).unwrap().ino();
     assert_ok(&bawo(&solve_args(&dir, &["--force"])), "--force, damaged");
     for (p, t) in &decoys {
@@ -323,7 +326,10 @@ fn force_discards_a_damaged_manifest_and_solves_again() {
     plant(&dir.join("work/tier-0005/notes.txt"), "mine too");
     let mf = dir.join("manifest.json");
     let text_mf = std::fs::read_to_string(&mf).unwrap();
-    std::fs::write(&mf, text_mf.replacen("\"states\": 2,", "\"states\": 3,", 1)).unwrap();
+    // Still valid JSON, one count changed (a digit put in front of the first tier's states).
+    let damaged = text_mf.replacen("\"states\": ", "\"states\": 1", 1);
+    assert_ne!(damaged, text_mf);
+    std::fs::write(&mf, damaged).unwrap();
     // Regression: --force refused it ("does not match its checksum") with no way forward.
     assert_fails(
         &bawo(&solve_args(&dir, &["--resume"])),

@@ -107,7 +107,7 @@ fn bad_input_is_refused_in_one_line() {
             "--game",
             "kigogo",
             "--seeds",
-            "25",
+            "26",
             "--out",
             "/nonexistent/x",
         ],

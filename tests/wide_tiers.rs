@@ -27,6 +27,8 @@ fn solve_in(game: &impl Game, dir: &Path, seeds: u32, range_bits: Option<u32>, w
     let mut cfg = SolveConfig::new(seeds, dir);
     cfg.range_bits = range_bits;
     cfg.wide_above = wide_above;
+    // The raw tables are compared too, not only the compressed files.
+    cfg.keep_tables = true;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
@@ -125,23 +127,27 @@ fn bao_wide_path_matches_the_oracle_and_the_narrow_files() {
 }
 
 #[test]
-fn bawo_n5_with_16_seeds_is_planned_with_a_wide_top_tier() {
-    // 14,615,744,220 positions; tier 16 alone holds 8,119,857,900, more than 2^32.
+fn bawo_n5_with_17_seeds_is_planned_with_a_wide_top_tier() {
+    // 31,810,737,420 positions of both sides (sum of 2 C(k + 19, 19), k <= 17); tier 17
+    // alone stores C(36, 19) = 8,597,496,600 entries (A to move), more than 2^32. (With 16
+    // seeds, 14,615,744,220 positions, the top tier stores 4,059,928,950: narrow.)
     let game = Bawo::new(5, 64, BawoRules::parse("").unwrap()).unwrap();
-    let tiers = game.tiers_up_to(16).unwrap();
-    let mut cfg = SolveConfig::new(16, "unused");
+    let tiers = game.tiers_up_to(17).unwrap();
+    let mut cfg = SolveConfig::new(17, "unused");
     cfg.budget = 64 << 30;
     let plan = plan_run(&game, &tiers, &cfg).expect("a 2^32+ tier is planned, not refused");
-    let states: u64 = plan.tiers.iter().map(|t| t.states).sum();
-    assert_eq!(states, 14_615_744_220);
+    let stored: u64 = plan.tiers.iter().map(|t| t.states).sum();
+    assert_eq!(stored * 2, 31_810_737_420);
+    assert_eq!(plan.tiers.last().unwrap().states, 8_597_496_600);
+    assert!(plan.tiers.last().unwrap().wide);
     for t in &plan.tiers {
         assert_eq!(t.wide, t.states > NARROW_LIMIT, "tier {}", t.tier);
         assert!(t.ranges << t.range_bits >= t.states, "tier {}", t.tier);
         assert!(t.range_bits <= 30);
     }
-    let top = plan.tier(16).unwrap();
-    assert_eq!(top.states, 8_119_857_900);
-    assert!(top.wide && !plan.tier(15).unwrap().wide);
+    let top = plan.tier(17).unwrap();
+    assert_eq!(top.states, 8_597_496_600);
+    assert!(top.wide && !plan.tier(16).unwrap().wide);
 }
 
 /// `solve` of Bawo n = 2, 8 seeds, lap cap 6 into `dir` through the binary, checkpointing at
@@ -183,7 +189,7 @@ fn an_interrupted_wide_run_resumes_to_the_narrow_files() {
     let wide = [("BAWO_WIDE_ABOVE", "0".to_string())];
     // Interrupted in the successor pass, the predecessors and the attractor of various tiers.
     let mut in_tier = 0;
-    for k in [3u64, 30, 60, 90] {
+    for k in [3u64, 20, 40, 70] {
         let dir = tempfile::tempdir().unwrap();
         let mut env = wide.to_vec();
         env.push(("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string()));
@@ -214,8 +220,8 @@ fn an_interrupted_wide_run_resumes_to_the_narrow_files() {
 #[test]
 fn bawo_n5_positions_near_2_32_round_trip_through_their_indices() {
     let game = Bawo::new(5, 64, BawoRules::parse("").unwrap()).unwrap();
-    let size = game.tier_size(16).unwrap();
-    assert_eq!(size, 8_119_857_900);
+    let size = game.tier_size(17).unwrap();
+    assert_eq!(size, 8_597_496_600);
     let half = size / 2;
     for index in [
         0,
@@ -226,19 +232,19 @@ fn bawo_n5_positions_near_2_32_round_trip_through_their_indices() {
         (1 << 32) + 1,
         size - 1,
     ] {
-        let pos = game.position(16, index);
-        assert_eq!(game.locate(&pos).unwrap(), (16, index), "index {index}");
-        let side = if index < half { Side::A } else { Side::B };
-        assert_eq!(game.side_to_move(&pos), side, "index {index}");
-        assert_eq!(game.board_counts(&pos).iter().sum::<u32>(), 16);
+        let pos = game.position(17, index);
+        assert_eq!(game.locate(&pos).unwrap(), (17, index), "index {index}");
+        // Only positions with A to move are stored.
+        assert_eq!(game.side_to_move(&pos), Side::A, "index {index}");
+        assert_eq!(game.board_counts(&pos).iter().sum::<u32>(), 17);
     }
     // Visiting across 2^32 steps through the same positions as unranking each.
     let mut seen = Vec::new();
-    game.visit(16, (1 << 32) - 2..(1 << 32) + 2, |i, p| {
+    game.visit(17, (1 << 32) - 2..(1 << 32) + 2, |i, p| {
         seen.push((i, game.locate(p).unwrap()))
     });
     let want: Vec<_> = ((1u64 << 32) - 2..(1 << 32) + 2)
-        .map(|i| (i, (16, i)))
+        .map(|i| (i, (17, i)))
         .collect();
     assert_eq!(seen, want);
 }

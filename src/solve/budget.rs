@@ -297,6 +297,10 @@ fn least_budget(lower: u64, other: impl Fn(u64) -> f64) -> u64 {
     while !fits(mib << 20) {
         mib += 1;
     }
+    // Bisection stops within a MiB of the threshold: the whole MiB below may fit too.
+    while mib > 1 && fits((mib - 1) << 20) {
+        mib -= 1;
+    }
     mib
 }
 
