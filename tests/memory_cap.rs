@@ -37,6 +37,26 @@ fn run_measured(args: &[&str]) -> (i32, String, String, u64) {
 
 const MIB: u64 = 1 << 20;
 
+/// `bawo solve` of Bawo n = 3, lap cap 64, up to `seeds` seeds into `out`, quietly.
+fn solve_n3<'a>(seeds: &'a str, out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "solve",
+        "--game",
+        "bawo",
+        "--n",
+        "3",
+        "--seeds",
+        seeds,
+        "--lap-cap",
+        "64",
+        "--quiet",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 #[test]
 fn a_budgeted_solve_and_its_readers_stay_within_the_budget() {
     let root = tempfile::tempdir().unwrap();
@@ -44,24 +64,8 @@ fn a_budgeted_solve_and_its_readers_stay_within_the_budget() {
     let db = db.to_str().unwrap();
     // 34.8 million positions, the largest tier 15.5 million: before the budget was a hard cap
     // this solve peaked at 215 MiB under `--mem 160M`.
-    let (code, _, err, peak) = run_measured(&[
-        "solve",
-        "--game",
-        "bawo",
-        "--n",
-        "3",
-        "--seeds",
-        "15",
-        "--lap-cap",
-        "64",
-        "--mem",
-        "160M",
-        "--threads",
-        "2",
-        "--quiet",
-        "--out",
-        db,
-    ]);
+    let (code, _, err, peak) =
+        run_measured(&solve_n3("15", db, &["--mem", "160M", "--threads", "2"]));
     assert_eq!(code, 0, "{err}");
     assert!(
         peak <= 160 * MIB,
@@ -96,20 +100,7 @@ fn readers_refuse_a_budget_below_their_least_and_name_it() {
     let root = tempfile::tempdir().unwrap();
     let db = root.path().join("s8");
     let db = db.to_str().unwrap();
-    let (code, _, err, _) = run_measured(&[
-        "solve",
-        "--game",
-        "bawo",
-        "--n",
-        "3",
-        "--seeds",
-        "8",
-        "--lap-cap",
-        "64",
-        "--quiet",
-        "--out",
-        db,
-    ]);
+    let (code, _, err, _) = run_measured(&solve_n3("8", db, &[]));
     assert_eq!(code, 0, "{err}");
     for cmd in ["verify", "stats"] {
         let (code, _, err, _) = run_measured(&[cmd, "--db", db, "--mem", "16M"]);
