@@ -3,17 +3,24 @@
 //! `cargo run --release --example serve_load -- --addr 127.0.0.1:PORT --db DIR
 //!  [--db-name NAME] [--requests 1000] [--concurrency 1000]`
 //!
-//! `--concurrency` clients (threads) start together behind a barrier; each sends its share of
-//! the requests one after another on its own keep-alive connection. Positions are the
+//! `--concurrency` clients, tasks of one client thread (so the load generator takes at most one
+//! of the machine's cores), first connect, then start together behind a barrier; each sends its
+//! share of the requests one after another on its own keep-alive connection. Latency is counted
+//! from the request's first byte to the response's last; connecting is timed apart. Positions are the
 //! database's own, spread over every tier. Prints one JSON line: counts, errors and latency
 //! percentiles in milliseconds. Only loopback addresses are accepted, every socket has a
 //! 30-second timeout, and at most 100,000 requests are sent.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Barrier};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use tokio::net::TcpStream;
+use tokio::sync::Barrier;
+
+/// The most any one connect or request may take.
+const LIMIT: Duration = Duration::from_secs(30);
 
 use bawo::db::Database;
 use bawo::game::Game;
@@ -81,33 +88,100 @@ fn targets(a: &Args) -> Vec<String> {
     all
 }
 
-/// Sends one GET on `s` and reads the response; the status code.
-fn request(s: &mut BufReader<TcpStream>, target: &str) -> std::io::Result<u16> {
-    let req = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\n\r\n");
-    s.get_mut().write_all(req.as_bytes())?;
-    let mut line = String::new();
-    s.read_line(&mut line)?;
-    let status: u16 = line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let mut len = 0usize;
-    loop {
-        line.clear();
-        s.read_line(&mut line)?;
-        if line == "\r\n" || line.is_empty() {
-            break;
-        }
-        if let Some((k, v)) = line.split_once(':') {
-            if k.eq_ignore_ascii_case("content-length") {
-                len = v.trim().parse().unwrap_or(0);
-            }
+/// Writes all of `bytes` on `s`.
+async fn write_all(s: &TcpStream, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        s.writable().await?;
+        match s.try_write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
         }
     }
-    let mut body = vec![0; len];
-    s.read_exact(&mut body)?;
-    Ok(status)
+    Ok(())
+}
+
+/// The status code and total length of a complete response at the start of `buf`, if the
+/// headers and the body (`Content-Length`) have all arrived.
+fn complete_response(buf: &[u8]) -> Option<(u16, usize)> {
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let head = std::str::from_utf8(&buf[..end]).ok()?;
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    let len: usize = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .unwrap_or(0);
+    (buf.len() >= end + len).then_some((status, end + len))
+}
+
+/// Sends one GET on `s` and reads its whole response; the status code.
+async fn request(s: &TcpStream, target: &str, buf: &mut Vec<u8>) -> std::io::Result<u16> {
+    let req = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    write_all(s, req.as_bytes()).await?;
+    buf.clear();
+    let mut chunk = [0u8; 16 << 10];
+    loop {
+        if let Some((status, _)) = complete_response(buf) {
+            return Ok(status);
+        }
+        s.readable().await?;
+        match s.try_read(&mut chunk) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Connects with the 30-second limit every socket has here.
+async fn connect(addr: SocketAddr) -> std::io::Result<TcpStream> {
+    let s = tokio::time::timeout(LIMIT, TcpStream::connect(addr))
+        .await
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
+    s.set_nodelay(true)?;
+    Ok(s)
+}
+
+/// What one client measured.
+struct ClientRun {
+    connect_ms: f64,
+    latencies_ms: Vec<f64>,
+    errors: usize,
+}
+
+/// One client: connects first, waits until every client has connected, then sends its share
+/// of the requests one after another on its keep-alive connection (reconnecting after an
+/// error), timing each from the first byte sent to the last byte received.
+async fn client(addr: SocketAddr, targets: Vec<String>, start: Arc<Barrier>) -> ClientRun {
+    let t0 = Instant::now();
+    let mut conn = connect(addr).await.ok();
+    let connect_ms = t0.elapsed().as_secs_f64() * 1e3;
+    start.wait().await;
+    let mut run = ClientRun {
+        connect_ms,
+        latencies_ms: Vec::with_capacity(targets.len()),
+        errors: 0,
+    };
+    let mut buf = Vec::new();
+    for t in &targets {
+        let t0 = Instant::now();
+        if conn.is_none() {
+            conn = connect(addr).await.ok();
+        }
+        let status = match &conn {
+            Some(s) => tokio::time::timeout(LIMIT, request(s, t, &mut buf)).await,
+            None => Ok(Err(std::io::ErrorKind::NotConnected.into())),
+        };
+        run.latencies_ms.push(t0.elapsed().as_secs_f64() * 1e3);
+        if !matches!(status, Ok(Ok(200))) {
+            run.errors += 1;
+            conn = None;
+        }
+    }
+    run
 }
 
 fn main() {
@@ -118,60 +192,49 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let targets = Arc::new(targets(&a));
-    let barrier = Arc::new(Barrier::new(a.concurrency));
-    let start = Instant::now();
-    let workers: Vec<_> = (0..a.concurrency)
-        .map(|w| {
-            let targets = targets.clone();
-            let barrier = barrier.clone();
-            let (addr, n, c) = (a.addr, a.requests, a.concurrency);
-            std::thread::Builder::new()
-                .stack_size(128 << 10)
-                .spawn(move || {
-                    let mut lat = Vec::new();
-                    let mut errors = 0usize;
-                    barrier.wait();
-                    let mut conn: Option<BufReader<TcpStream>> = None;
-                    for t in targets.iter().skip(w).step_by(c).take(n) {
-                        let t0 = Instant::now();
-                        let ok = (|| -> std::io::Result<u16> {
-                            if conn.is_none() {
-                                let s = TcpStream::connect_timeout(&addr, Duration::from_secs(30))?;
-                                s.set_read_timeout(Some(Duration::from_secs(30)))?;
-                                s.set_nodelay(true)?;
-                                conn = Some(BufReader::new(s));
-                            }
-                            request(conn.as_mut().unwrap(), t)
-                        })();
-                        lat.push(t0.elapsed().as_secs_f64() * 1e3);
-                        if !matches!(ok, Ok(200)) {
-                            errors += 1;
-                            conn = None;
-                        }
-                    }
-                    (lat, errors)
-                })
-                .expect("thread")
-        })
+    let targets = targets(&a);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let (runs, wall) = runtime.block_on(async {
+        let start = Arc::new(Barrier::new(a.concurrency + 1));
+        let clients: Vec<_> = (0..a.concurrency)
+            .map(|w| {
+                let mine = targets
+                    .iter()
+                    .skip(w)
+                    .step_by(a.concurrency)
+                    .cloned()
+                    .collect();
+                tokio::spawn(client(a.addr, mine, start.clone()))
+            })
+            .collect();
+        start.wait().await;
+        let t0 = Instant::now();
+        let mut runs = Vec::new();
+        for c in clients {
+            runs.push(c.await.expect("client"));
+        }
+        (runs, t0.elapsed().as_secs_f64())
+    });
+    let mut lat: Vec<f64> = runs
+        .iter()
+        .flat_map(|r| r.latencies_ms.iter().copied())
         .collect();
-    let mut lat = Vec::new();
-    let mut errors = 0;
-    for w in workers {
-        let (l, e) = w.join().expect("worker");
-        lat.extend(l);
-        errors += e;
-    }
-    let wall = start.elapsed().as_secs_f64();
+    let mut connect: Vec<f64> = runs.iter().map(|r| r.connect_ms).collect();
+    let errors: usize = runs.iter().map(|r| r.errors).sum();
     lat.sort_by(f64::total_cmp);
-    let pct = |p: f64| lat[((lat.len() as f64 * p).ceil() as usize).clamp(1, lat.len()) - 1];
+    connect.sort_by(f64::total_cmp);
+    let pct = |v: &[f64], p: f64| v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1];
     println!(
-        "{{\"requests\":{},\"concurrency\":{},\"errors\":{errors},\"p50_ms\":{:.2},\"p99_ms\":{:.2},\"max_ms\":{:.2},\"wall_s\":{wall:.3},\"requests_per_s\":{:.0}}}",
+        "{{\"requests\":{},\"concurrency\":{},\"errors\":{errors},\"p50_ms\":{:.2},\"p99_ms\":{:.2},\"max_ms\":{:.2},\"connect_p99_ms\":{:.2},\"wall_s\":{wall:.3},\"requests_per_s\":{:.0}}}",
         lat.len(),
         a.concurrency,
-        pct(0.50),
-        pct(0.99),
-        pct(1.0),
+        pct(&lat, 0.50),
+        pct(&lat, 0.99),
+        pct(&lat, 1.0),
+        pct(&connect, 0.99),
         lat.len() as f64 / wall
     );
 }
