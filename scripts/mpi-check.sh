@@ -24,7 +24,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 INSTANCES=(
     "bawo-draws|--game bawo --n 3 --seeds 13 --rules capture=occupied"
-    "kigogo|--game kigogo --seeds 9"
+    "kigogo|--game kigogo --seeds 6"
     "bao-mtaji|--game bao --seeds 7"
 )
 

@@ -64,7 +64,10 @@ fn assert_same_database(one: &Path, other: &Path, what: &str) {
         b.keys().collect::<Vec<_>>(),
         "{what}: other files"
     );
-    assert!(a.len() > 3, "{what}: too few tiers to mean anything");
+    assert!(
+        a.keys().any(|k| k.ends_with(".bdb")),
+        "{what}: no tier to compare"
+    );
     for (name, bytes) in &a {
         assert!(bytes == &b[name], "{what}: {name} differs");
     }
@@ -76,7 +79,7 @@ fn check_identical(game: &[&str], what: &str) {
     let single = tmp.path().join("single");
     let mut args = vec!["solve", "--quiet", "--threads", "1"];
     args.extend_from_slice(game);
-    let mut with_out = |dir: &Path| {
+    let with_out = |dir: &Path| {
         let mut a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         a.extend(["--out".into(), dir.display().to_string()]);
         a
@@ -112,7 +115,7 @@ fn bawo_with_draws_is_identical_on_2_and_3_ranks() {
 
 #[test]
 fn kigogo_is_identical_on_2_and_3_ranks() {
-    check_identical(&["--game", "kigogo", "--seeds", "6"], "kigogo");
+    check_identical(&["--game", "kigogo", "--seeds", "5"], "kigogo");
 }
 
 #[test]
@@ -190,7 +193,8 @@ fn exchanges_cut_into_many_rounds_give_the_same_database() {
     assert_ok(&bawo(&args(&single)), "single process");
     let a = args(&chunked);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
-    // At most 7 elements per round to each rank: every exchange of a real tier takes rounds.
+    // At most 7 elements (3 edges) per round to each rank: every exchange of a real tier takes
+    // many rounds.
     let out = mpirun(3, &a, &[("BAWO_MPI_ROUND", "21")]);
     assert_ok(&out, "3 ranks, tiny rounds");
     assert_same_database(&single, &chunked, "tiny rounds");
@@ -199,7 +203,7 @@ fn exchanges_cut_into_many_rounds_give_the_same_database() {
 #[test]
 fn a_killed_run_resumes_on_another_number_of_ranks() {
     let tmp = tempfile::tempdir().unwrap();
-    let game = ["--game", "kigogo", "--seeds", "6"];
+    let game = ["--n", "3", "--seeds", "10", "--rules", "capture=occupied"];
     let single = tmp.path().join("single");
     let dir = tmp.path().join("killed");
     let args = |dir: &Path, extra: &[&str]| -> Vec<String> {

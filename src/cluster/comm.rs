@@ -73,10 +73,11 @@ impl Comm {
 
     /// Sends `send[d]` to rank `d`, for every `d`, and returns what every rank sent to this
     /// one, in rank order (within a rank, in its order). Runs in as many rounds as the
-    /// largest bucket of any rank needs; every rank takes part in every round.
-    pub fn all_to_all(&mut self, send: &[Vec<u64>]) -> Vec<u64> {
+    /// largest bucket of any rank needs; every rank takes part in every round. Buckets are
+    /// records of `unit` elements, never cut between rounds.
+    pub fn all_to_all(&mut self, send: &[Vec<u64>], unit: usize) -> Vec<u64> {
         debug_assert_eq!(send.len(), self.size);
-        let round = self.round;
+        let round = (self.round / unit).max(1) * unit;
         let mine = send
             .iter()
             .map(|b| b.len().div_ceil(round))

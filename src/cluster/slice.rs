@@ -55,7 +55,7 @@ pub fn solve_slice<G: Game, L: Lookup>(
     }
     let pass = successors(game, tier, lower, slices, start, len as usize)?;
     let edge_bytes = bytes_to_others(&pass.edges, me);
-    let received = comm.all_to_all(&pass.edges);
+    let received = comm.all_to_all(&pass.edges, 2);
     drop(pass.edges);
     let preds = Preds::build(len as usize, start, &received)?;
     drop(received);
@@ -254,7 +254,7 @@ fn attract(
         let now = due.take(l);
         let (out, settle) = emit(cells, &now, preds, l, slices, ranks);
         level_bytes.push(bytes_to_others(&out, me));
-        let received = comm.all_to_all(&out);
+        let received = comm.all_to_all(&out, 1);
         drop(out);
         // Messages to this rank's positions, by window of `apply`.
         let windows = cells.len().div_ceil(WINDOW).max(1);
