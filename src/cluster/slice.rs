@@ -1,9 +1,9 @@
 //! One rank's part of a tier: the successor pass over its slice, the exchange of in-tier
 //! edges to their targets' owners, predecessor lists, and the attractor level by level with
 //! one exchange of messages per level. The rules are the single-process solver's own
-//! ([`classify`], [`Outlook::initial_cell`], [`apply`], [`final_entry`]): within a level every
-//! update commutes, so where a message is applied does not change the outcome, and the
-//! entries come out identical to one process's.
+//! ([`classify`], [`crate::solve::cell::Outlook::initial_cell`], [`apply`], [`final_entry`]):
+//! within a level every update commutes, so where a message is applied does not change the
+//! outcome, and the entries come out identical to one process's.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
