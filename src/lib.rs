@@ -87,7 +87,10 @@
 //! | [`db`]       | finished databases: compressed tier files, probes, verify, stats, play, export |
 //! | [`progress`] | progress bars and log lines                                       |
 //! | [`serve`]    | `bawo serve`: the web explorer and its JSON API                   |
+//! | `cluster`    | one solve across MPI ranks (cargo feature `mpi`)                   |
 
+#[cfg(feature = "mpi")]
+pub mod cluster;
 pub mod db;
 pub mod error;
 pub mod game;

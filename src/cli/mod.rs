@@ -6,6 +6,7 @@
 //! | [`args`]   | flags several commands share: game, position, threads |
 //! | [`table`]  | the per-tier count table `solve` and `stats` print    |
 //! | [`solve`]  | `solve`                                              |
+//! | `cluster`  | `solve` under `mpirun` (cargo feature `mpi`)          |
 //! | [`dry_run`] | `solve --dry-run`: the run sized before it starts   |
 //! | [`reach`]  | `reach`                                              |
 //! | [`query`]  | `query`, `moves`                                     |
@@ -21,6 +22,8 @@ mod out;
 
 mod args;
 mod check;
+#[cfg(feature = "mpi")]
+mod cluster;
 mod dev;
 mod dry_run;
 mod export;

@@ -11,7 +11,7 @@ use bawo::solve::budget;
 use bawo::solve::estimate::estimate_run;
 use bawo::solve::request::SolveRequest;
 use bawo::solve::run::{SolveConfig, SolveReport};
-use bawo::with_game;
+use bawo::{with_game, AnyGame};
 
 use super::args::{print_json, usage, with_threads, GameArgs};
 use super::table;
@@ -70,6 +70,22 @@ pub struct SolveArgs {
 }
 
 pub fn run(a: SolveArgs) -> Result<()> {
+    #[cfg(feature = "mpi")]
+    if bawo::cluster::launched_by_mpi() {
+        return super::cluster::run(a);
+    }
+    let threads = a.threads;
+    run_with(a, &|game, cfg, reporter| {
+        with_threads(threads, || with_game!(game, g => solve(g, cfg, reporter)))?
+    })
+}
+
+/// Solves a game's tiers into a run directory (in this process, or across MPI ranks).
+pub type SolveGame<'a> = dyn Fn(&AnyGame, &SolveConfig, &Reporter) -> Result<SolveReport> + 'a;
+
+/// `solve` with the run itself made by `solve_game` (the dry run, the checks and the printing
+/// are the same however the tiers are solved).
+pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
     let request = SolveRequest {
         params: a.game.params(None)?,
         game_given: a.game.game_given(),
@@ -121,10 +137,7 @@ pub fn run(a: SolveArgs) -> Result<()> {
         return Ok(());
     }
     let reporter = Reporter::new(a.quiet);
-    let report = with_threads(
-        a.threads,
-        || with_game!(&target.game, g => solve(g, &cfg, &reporter)),
-    )??;
+    let report = solve_game(&target.game, &cfg, &reporter)?;
     reporter.finish();
     if a.timings {
         print_timings(&report);

@@ -23,7 +23,7 @@ use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
 use super::pass::estimate_in_tier_degree;
 use super::sample::{solve_time, time_sample};
 use super::tables::{TableData, Tables};
-use super::tier::{solve_tier, Lower, TierOptions, TierProgress, TierTask};
+use super::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
 use super::work::remove_work_dir;
 use crate::error::{Error, Result};
 use crate::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
@@ -234,6 +234,38 @@ pub fn plan_shapes(shapes: &[TierShape], cfg: &SolveConfig) -> Result<MemoryPlan
     )?)
 }
 
+/// Solves one tier of a run and writes its table at the task's path: [`InProcess`] in this
+/// process, or another solver that shares the work (the cluster's, across MPI ranks). The
+/// run around it (manifest, ledger, lower tiers, compressed files) is the same for all.
+pub trait TierSolver<G: Game> {
+    fn solve_tier(
+        &self,
+        game: &G,
+        task: TierTask<'_>,
+        lower: &Lower<'_, Tables>,
+        opts: &TierOptions,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<SolvedTier>;
+}
+
+/// The single-process tier solver, [`solve_tier`].
+pub struct InProcess;
+
+impl<G: Game> TierSolver<G> for InProcess {
+    fn solve_tier(
+        &self,
+        game: &G,
+        task: TierTask<'_>,
+        lower: &Lower<'_, Tables>,
+        opts: &TierOptions,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<SolvedTier> {
+        solve_tier(game, task, lower, opts, ckpt, progress)
+    }
+}
+
 /// Solves every tier of `cfg.seeds` in order, writing each finished table, what `sink` makes
 /// of it, and the manifest.
 pub fn solve<G: Game>(
@@ -241,6 +273,17 @@ pub fn solve<G: Game>(
     cfg: &SolveConfig,
     progress: &dyn RunProgress,
     sink: &dyn TierSink,
+) -> Result<SolveReport> {
+    solve_with(game, cfg, progress, sink, &InProcess)
+}
+
+/// [`solve`] with each unfinished tier solved by `solver`.
+pub fn solve_with<G: Game>(
+    game: &G,
+    cfg: &SolveConfig,
+    progress: &dyn RunProgress,
+    sink: &dyn TierSink,
+    solver: &dyn TierSolver<G>,
 ) -> Result<SolveReport> {
     let start = Instant::now();
     let tiers = game.tiers_up_to(cfg.seeds)?;
@@ -480,7 +523,7 @@ pub fn solve<G: Game>(
             resume,
             table_path: &path,
         };
-        let solved = solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
+        let solved = solver.solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
         // The distributable, compressed copy of the finished table.
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         let tc = Instant::now();

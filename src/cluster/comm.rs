@@ -1,0 +1,190 @@
+//! The few collective operations the cluster solver needs, over rsmpi, each timed and its
+//! bytes counted: one all-to-all with counts (chunked so that no count or displacement passes
+//! MPI's 32-bit limit), a broadcast of bytes from rank 0, global reductions, and streaming a
+//! slice of entries to rank 0.
+
+use std::time::{Duration, Instant};
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+use mpi::Count;
+
+/// Elements one round of an all-to-all carries at most, summed over the senders to one rank:
+/// MPI counts and displacements are `int`.
+pub const MAX_ROUND: usize = i32::MAX as usize;
+
+/// Elements of one point-to-point message at most.
+const MAX_MESSAGE: usize = 1 << 30;
+
+/// Overrides [`MAX_ROUND`] (tests set it tiny to run the chunked path on small instances).
+pub const ROUND_ENV: &str = "BAWO_MPI_ROUND";
+
+/// The world communicator with a clock for the time spent in collectives (transfer and
+/// waiting for the slowest rank together) and a count of the bytes this rank sent.
+pub struct Comm {
+    pub world: SimpleCommunicator,
+    pub rank: usize,
+    pub size: usize,
+    /// Time inside MPI calls since the last [`Comm::take_wait`].
+    wait: Duration,
+    /// Elements per destination per round of an all-to-all.
+    round: usize,
+    /// Rank 0 has started a tier with the others: an error now must abort them all, since
+    /// they wait in a collective; otherwise they wait for a command and can be let go.
+    pub busy: bool,
+    /// Rank 0 has told the others the run is over: nothing more may be sent.
+    pub released: bool,
+}
+
+impl Comm {
+    pub fn new(world: SimpleCommunicator) -> Comm {
+        let rank = world.rank() as usize;
+        let size = world.size() as usize;
+        let limit = std::env::var(ROUND_ENV)
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|&v| v > 0)
+            .unwrap_or(MAX_ROUND)
+            .min(MAX_ROUND);
+        Comm {
+            world,
+            rank,
+            size,
+            wait: Duration::ZERO,
+            round: (limit / size).max(1),
+            busy: false,
+            released: false,
+        }
+    }
+
+    /// Time spent in MPI calls since the last call, and resets the clock.
+    pub fn take_wait(&mut self) -> Duration {
+        std::mem::take(&mut self.wait)
+    }
+
+    fn timed<T>(&mut self, f: impl FnOnce(&SimpleCommunicator) -> T) -> T {
+        let t = Instant::now();
+        let r = f(&self.world);
+        self.wait += t.elapsed();
+        r
+    }
+
+    /// Sends `send[d]` to rank `d`, for every `d`, and returns what every rank sent to this
+    /// one, in rank order (within a rank, in its order). Runs in as many rounds as the
+    /// largest bucket of any rank needs; every rank takes part in every round. Buckets are
+    /// records of `unit` elements, never cut between rounds.
+    pub fn all_to_all(&mut self, send: &[Vec<u64>], unit: usize) -> Vec<u64> {
+        debug_assert_eq!(send.len(), self.size);
+        let round = (self.round / unit).max(1) * unit;
+        let mine = send
+            .iter()
+            .map(|b| b.len().div_ceil(round))
+            .max()
+            .unwrap_or(0) as u64;
+        let rounds = self.max_u64(mine);
+        let mut recv = Vec::new();
+        let mut sent = vec![0usize; self.size];
+        for _ in 0..rounds {
+            let counts: Vec<Count> = send
+                .iter()
+                .zip(&sent)
+                .map(|(b, &s)| (b.len() - s).min(round) as Count)
+                .collect();
+            let mut buf = Vec::with_capacity(counts.iter().map(|&c| c as usize).sum());
+            for (d, b) in send.iter().enumerate() {
+                buf.extend_from_slice(&b[sent[d]..sent[d] + counts[d] as usize]);
+                sent[d] += counts[d] as usize;
+            }
+            let mut rcounts = vec![0 as Count; self.size];
+            self.timed(|w| w.all_to_all_into(&counts[..], &mut rcounts[..]));
+            let sdispls = displacements(&counts);
+            let rdispls = displacements(&rcounts);
+            let total: usize = rcounts.iter().map(|&c| c as usize).sum();
+            let at = recv.len();
+            recv.resize(at + total, 0u64);
+            self.timed(|w| {
+                let s = Partition::new(&buf[..], &counts[..], &sdispls[..]);
+                let mut r = PartitionMut::new(&mut recv[at..], &rcounts[..], &rdispls[..]);
+                w.all_to_all_varcount_into(&s, &mut r);
+            });
+        }
+        recv
+    }
+
+    /// The largest of every rank's `x`.
+    pub fn max_u64(&mut self, x: u64) -> u64 {
+        let mut out = 0u64;
+        self.timed(|w| w.all_reduce_into(&x, &mut out, SystemOperation::max()));
+        out
+    }
+
+    /// The smallest of every rank's `x`.
+    pub fn min_u64(&mut self, x: u64) -> u64 {
+        let mut out = 0u64;
+        self.timed(|w| w.all_reduce_into(&x, &mut out, SystemOperation::min()));
+        out
+    }
+
+    /// The element-wise sums of every rank's `xs` (all ranks give as many).
+    pub fn sum_u64s(&mut self, xs: &[u64]) -> Vec<u64> {
+        let mut out = vec![0u64; xs.len()];
+        self.timed(|w| w.all_reduce_into(xs, &mut out[..], SystemOperation::sum()));
+        out
+    }
+
+    /// Rank 0's `bytes` on every rank (others pass anything; it is replaced).
+    pub fn broadcast_bytes(&mut self, bytes: &mut Vec<u8>) {
+        let mut len = bytes.len() as u64;
+        self.timed(|w| w.process_at_rank(0).broadcast_into(&mut len));
+        bytes.resize(len as usize, 0);
+        for piece in bytes.chunks_mut(MAX_MESSAGE) {
+            self.timed(|w| w.process_at_rank(0).broadcast_into(piece));
+        }
+    }
+
+    /// Sends `entries` to rank 0, in messages of at most 2^30 entries.
+    pub fn send_to_root(&mut self, entries: &[u16]) {
+        for piece in entries.chunks(MAX_MESSAGE) {
+            self.timed(|w| w.process_at_rank(0).send(piece));
+        }
+    }
+
+    /// On rank 0: receives the `len` entries rank `from` sends with [`Comm::send_to_root`],
+    /// handing each message to `put`.
+    pub fn receive_from<E>(
+        &mut self,
+        from: usize,
+        len: u64,
+        put: &mut dyn FnMut(&[u16]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut buf = vec![0u16; (len as usize).min(MAX_MESSAGE)];
+        let mut left = len as usize;
+        while left > 0 {
+            let n = left.min(MAX_MESSAGE);
+            self.timed(|w| w.process_at_rank(from as i32).receive_into(&mut buf[..n]));
+            put(&buf[..n])?;
+            left -= n;
+        }
+        Ok(())
+    }
+
+    /// Ends every rank of the job with `code` (mpirun stops the others).
+    pub fn abort(&self, code: i32) -> ! {
+        self.world.abort(code)
+    }
+}
+
+/// Where each rank's part starts in a buffer of parts of `counts` elements.
+fn displacements(counts: &[Count]) -> Vec<Count> {
+    let mut at = 0 as Count;
+    counts
+        .iter()
+        .map(|&c| {
+            let d = at;
+            at += c;
+            d
+        })
+        .collect()
+}

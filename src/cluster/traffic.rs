@@ -1,0 +1,70 @@
+//! What a tier cost the cluster: bytes between ranks, per phase and per attractor level, and
+//! the share of the ranks' time spent in MPI calls (transfers and waiting for the slowest).
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::comm::Comm;
+use super::slice::SliceOutcome;
+
+/// One tier's traffic, summed over the ranks.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TierTraffic {
+    pub tier: u32,
+    pub seeds: u32,
+    pub states: u64,
+    pub ranks: usize,
+    /// Seconds rank 0 spent on the tier, gathering and writing its table included.
+    pub seconds: f64,
+    pub in_tier_edges: u64,
+    /// Bytes of `(target, source)` edges sent to other ranks.
+    pub edge_bytes: u64,
+    /// Bytes of messages sent to other ranks at each attractor level with work.
+    pub level_bytes: Vec<u64>,
+    /// Bytes of lower tiers' compressed files and of the entries gathered to rank 0.
+    pub other_bytes: u64,
+    /// Time in MPI calls over time on the tier, all ranks together.
+    pub wait_share: f64,
+}
+
+impl TierTraffic {
+    /// Every rank's figures summed (every rank calls it at once, rank 0 with its own
+    /// `other_bytes`); meaningful on rank 0.
+    pub fn gather(
+        comm: &mut Comm,
+        tier: u32,
+        seeds: u32,
+        states: u64,
+        wall: Duration,
+        out: &SliceOutcome,
+        other_bytes: u64,
+    ) -> TierTraffic {
+        let wait = comm.take_wait();
+        let sums = comm.sum_u64s(&[
+            out.edges,
+            out.edge_bytes,
+            other_bytes,
+            wait.as_nanos() as u64,
+            wall.as_nanos() as u64,
+        ]);
+        let levels = comm.sum_u64s(&out.level_bytes);
+        TierTraffic {
+            tier,
+            seeds,
+            states,
+            ranks: comm.size,
+            seconds: wall.as_secs_f64(),
+            in_tier_edges: sums[0],
+            edge_bytes: sums[1],
+            level_bytes: levels,
+            other_bytes: sums[2],
+            wait_share: sums[3] as f64 / (sums[4] as f64).max(1.0),
+        }
+    }
+
+    /// All bytes between ranks.
+    pub fn total_bytes(&self) -> u64 {
+        self.edge_bytes + self.level_bytes.iter().sum::<u64>() + self.other_bytes
+    }
+}
