@@ -470,7 +470,13 @@ pub fn solve<G: Game>(
         if resume.is_none() {
             owned.claim_work_dir(&work)?;
         }
-        let release = || tables.release();
+        // Bounded tables drop their pages when they reach their limit; dropping them after
+        // every block as well would only fault the same pages in again.
+        let release = || {
+            if !tables.is_bounded() {
+                tables.release();
+            }
+        };
         let lower = Lower {
             lookup: &tables,
             release: &release,
