@@ -526,6 +526,9 @@ impl<'g, G: Game> Job<'g, G> {
                     msgs.add(t, m)?;
                 }
             }
+            if !self.resident {
+                kept = None;
+            }
             // Step 2: apply them, range by range.
             for r in 0..self.ranges {
                 let m = msgs.take(r)?;
