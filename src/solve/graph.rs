@@ -239,7 +239,7 @@ impl<S: Source> PredRange<S> {
         }
         sub_start[subs] = at;
         // Pass 2: scatter into sub-range order (each chunk writes its own disjoint slots).
-        let mut grouped = vec![0u64; edges.len()];
+        let mut grouped = super::huge::filled(edges.len(), 0u64);
         {
             let out = SharedSlice(grouped.as_mut_ptr());
             edges
@@ -255,8 +255,8 @@ impl<S: Source> PredRange<S> {
                 });
         }
         // Pass 3: counting sort inside each sub-range, in parallel.
-        let mut offsets = vec![0u32; len + 1];
-        let mut sources = vec![S::default(); edges.len()];
+        let mut offsets = super::huge::filled(len + 1, 0u32);
+        let mut sources = super::huge::filled(edges.len(), S::default());
         let src = SharedSlice(sources.as_mut_ptr());
         offsets[1..]
             .par_chunks_mut(1 << SUB_BITS)

@@ -4,6 +4,7 @@
 //! |---------------|----------------------------------------------------------------------|
 //! | [`cell`]      | the per-position working cell and what lower tiers say about it       |
 //! | [`graph`]     | edges bucketed by target range, predecessor lists per range           |
+//! | [`huge`]      | large vectors in huge pages where the kernel gives them               |
 //! | [`pass`]      | the successor pass over a block of positions                          |
 //! | [`attractor`] | level-ordered WIN/LOSS propagation; what stays open is a draw          |
 //! | [`messages`]  | one level's messages per range, spilled to disk beyond the budget     |
@@ -33,6 +34,7 @@ pub mod counts;
 pub mod disk;
 pub mod estimate;
 pub mod graph;
+pub mod huge;
 pub mod messages;
 pub mod owned;
 pub mod pass;

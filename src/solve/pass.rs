@@ -30,10 +30,26 @@ pub struct BlockOutput {
     pub edges: u64,
 }
 
+/// One worker's buffers, kept across the chunks it takes: successors of the position being
+/// generated and of the one before it (see [`pass_block`]), in-tier targets, and the edge
+/// buckets per target range (cleared, not freed, after each chunk).
+struct Scratch {
+    ahead: Vec<Successor>,
+    behind: Vec<Successor>,
+    inside: Vec<u64>,
+    buckets: Vec<Vec<PackedEdge>>,
+}
+
 /// Generates successors for positions `start..start + cells.len()` of `tier`, filling their
 /// working cells and appending in-tier edges to `edge_logs` (one per range of the tier's
 /// `codec`, which packs them). Indices are tier-wide `u64` throughout; only offsets inside a
 /// range are narrowed.
+///
+/// Lower tiers are looked up at random, and a lookup that misses the cache costs as much as
+/// generating a position's successors. So each worker runs one position behind: it generates
+/// the successors of position `i`, asks the cache for their lower-tier entries
+/// ([`Lookup::prefetch`]), and only then classifies position `i - 1`, whose entries have had a
+/// whole position's work to arrive. The results are the same as classifying in place.
 pub fn pass_block<G: Game, L: Lookup>(
     game: &G,
     tier: Tier,
@@ -49,19 +65,29 @@ pub fn pass_block<G: Game, L: Lookup>(
         .par_chunks_mut(PASS_CHUNK)
         .enumerate()
         .map_init(
-            || (Vec::with_capacity(64), Vec::with_capacity(64)),
-            |(succ, inside), (ci, chunk)| {
+            || Scratch {
+                ahead: Vec::with_capacity(64),
+                behind: Vec::with_capacity(64),
+                inside: Vec::with_capacity(64),
+                buckets: vec![Vec::new(); ranges],
+            },
+            |scratch, (ci, chunk)| {
                 let first = start + (ci * PASS_CHUNK) as u64;
-                let mut buckets: Vec<Vec<PackedEdge>> = vec![Vec::new(); ranges];
+                let end = first + chunk.len() as u64;
+                let Scratch {
+                    ahead,
+                    behind,
+                    inside,
+                    buckets,
+                } = scratch;
                 let mut due = Vec::new();
                 let mut failure = None;
                 let mut count = 0u64;
-                game.visit(tier, first..first + chunk.len() as u64, |i, pos| {
+                // Classifies position `i` from its successors `succ`.
+                let mut settle = |i: u64, succ: &[Successor]| {
                     if failure.is_some() {
                         return;
                     }
-                    succ.clear();
-                    game.successors(pos, succ);
                     match classify(tier, lower, succ, inside) {
                         Ok(o) => {
                             let (c, level) = o.initial_cell();
@@ -79,15 +105,39 @@ pub fn pass_block<G: Game, L: Lookup>(
                         }
                         Err(e) => failure = Some(e),
                     }
+                };
+                let mut pending: Option<u64> = None;
+                game.visit(tier, first..end, |i, pos| {
+                    ahead.clear();
+                    game.successors(pos, ahead);
+                    for s in ahead.iter() {
+                        if let Successor::Position { tier: t, index } = *s {
+                            if t != tier {
+                                lower.prefetch(t, index);
+                            }
+                        }
+                    }
+                    if let Some(j) = pending {
+                        settle(j, behind);
+                    }
+                    std::mem::swap(ahead, behind);
+                    pending = Some(i);
                 });
+                if let Some(j) = pending {
+                    settle(j, behind);
+                }
                 if let Some(e) = failure {
+                    buckets.iter_mut().for_each(Vec::clear);
                     return Err(e);
                 }
-                for (r, b) in buckets.iter().enumerate() {
-                    if !b.is_empty() {
-                        edge_logs[r].append(u64_bytes(b))?;
+                let mut written = Ok(());
+                for (r, b) in buckets.iter_mut().enumerate() {
+                    if !b.is_empty() && written.is_ok() {
+                        written = edge_logs[r].append(u64_bytes(b));
                     }
+                    b.clear();
                 }
+                written?;
                 edges.fetch_add(count, Ordering::Relaxed);
                 Ok(due)
             },

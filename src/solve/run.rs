@@ -422,7 +422,7 @@ pub fn solve_with<G: Game>(
         }
         let data = match decode {
             Some(b) if opts.plan.lower_resident(lower_bytes + 2 * states) => {
-                let mut entries = Vec::with_capacity(states as usize);
+                let mut entries = super::huge::with_capacity(states as usize);
                 sink.restore(&cfg.out, rec.tier, states, fp, b, &mut |e: &[u16]| {
                     entries.extend_from_slice(e);
                     Ok(())
@@ -513,7 +513,13 @@ pub fn solve_with<G: Game>(
         if resume.is_none() {
             owned.claim_work_dir(&work)?;
         }
-        let release = || tables.release();
+        // Bounded tables drop their pages when they reach their limit; dropping them after
+        // every block as well would only fault the same pages in again.
+        let release = || {
+            if !tables.is_bounded() {
+                tables.release();
+            }
+        };
         let lower = Lower {
             lookup: &tables,
             release: &release,
@@ -632,7 +638,7 @@ fn is_under(path: &Path, dir: &Path) -> bool {
 /// blocks.
 fn resident_if_it_fits(data: TableData, lower_bytes: u64, plan: &MemoryPlan) -> TableData {
     if plan.lower_resident(lower_bytes) {
-        TableData::Owned(data.entries().to_vec())
+        TableData::Owned(super::huge::copy_of(data.entries()))
     } else {
         data
     }

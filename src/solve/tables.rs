@@ -22,6 +22,25 @@ pub trait Lookup: Sync {
     /// The entry of position `index` in `tier`, or [`Entry::UNSOLVED`] when the tier is not
     /// finished (a game bug the successor pass reports).
     fn entry(&self, tier: Tier, index: u64) -> Entry;
+
+    /// Says that [`Lookup::entry`] of `index` in `tier` will be asked soon, so that its cache
+    /// line can be fetched meanwhile. Only a hint: it changes no result, and by default does
+    /// nothing.
+    #[inline]
+    fn prefetch(&self, _tier: Tier, _index: u64) {}
+}
+
+/// Asks the CPU to bring the cache line holding `*p` closer (a hint; no fault, no effect on
+/// results).
+#[inline]
+fn prefetch_line<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing the program sees, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p as *const i8, std::arch::x86_64::_MM_HINT_T0)
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// Lookups into mapped tables a thread makes between two reads of its resident pages: a read
@@ -129,6 +148,12 @@ impl Tables {
         self.iter().for_each(TableData::release);
     }
 
+    /// Whether mapped pages are bounded by reading the resident set (else only
+    /// [`Tables::release`] drops them).
+    pub fn is_bounded(&self) -> bool {
+        self.bound.is_some()
+    }
+
     /// The resident-file-bytes limit beyond which mapped pages are dropped (tests).
     pub fn mapped_limit(&self) -> Option<u64> {
         self.bound.as_ref().map(|b| b.limit)
@@ -168,6 +193,20 @@ impl Lookup for Tables {
                 Entry(t.entries()[index as usize])
             }
             None => Entry::UNSOLVED,
+        }
+    }
+
+    /// A mapped page that is not resident is not fetched by a prefetch (the lookup faults it
+    /// in and counts it, as without the hint).
+    #[inline]
+    fn prefetch(&self, tier: Tier, index: u64) {
+        let at = index as usize;
+        match self.get(tier) {
+            Some(TableData::Owned(v)) if at < v.len() => prefetch_line(&v[at]),
+            Some(TableData::Mapped { map, offset }) if offset + 2 * at < map.len() => {
+                prefetch_line(&map[offset + 2 * at])
+            }
+            _ => {}
         }
     }
 }

@@ -37,6 +37,7 @@ use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
 use crate::store::bytes::{as_u32, file_checksum, map_mut, map_ro, u32_bytes};
 use crate::store::table;
+use memmap2::MmapMut;
 
 /// A solved tier: its table is on disk.
 pub struct SolvedTier {
@@ -72,7 +73,8 @@ pub struct TierOptions {
 /// What finished lower tiers offer the tier being solved.
 pub struct Lower<'a, L: Lookup> {
     pub lookup: &'a L,
-    /// Drops lower tiers' mapped pages from memory (they are reread from disk when needed).
+    /// Drops lower tiers' mapped pages from memory (they are reread from disk when needed);
+    /// called after each block of an out-of-core successor pass.
     pub release: &'a (dyn Fn() + Sync),
 }
 
@@ -344,7 +346,8 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.states,
             (self.st.next * block).min(self.st.states),
         );
-        // Out of core, lower tiers' pages are dropped after each block so they never pile up.
+        // Out of core, `release` runs after each block (the run makes it a no-op where the
+        // lookups bound their mapped pages themselves).
         let out_of_core = self.ranges > 1;
         let mut cells = Vec::new();
         while self.st.next < blocks {
@@ -463,22 +466,13 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(())
     }
 
-    fn read_due(&self, level: u32, r: usize) -> Result<Vec<u32>> {
+    /// Calls `f` with the positions of range `r` due at `level` (offsets in the range), read
+    /// in place from their log.
+    fn with_due<R>(&self, level: u32, r: usize, f: impl FnOnce(&[u32]) -> R) -> Result<R> {
         let Some(log) = self.due.get(&(level, r)) else {
-            return Ok(Vec::new());
+            return Ok(f(&[]));
         };
-        log.with_bytes(|bytes| {
-            if bytes.len() % 4 != 0 {
-                return Err(Error::corrupt(
-                    log.path(),
-                    "due log is not a whole number of entries",
-                ));
-            }
-            Ok(bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-                .collect())
-        })?
+        log.with_bytes(|bytes| Ok(f(as_u32(log.path(), bytes)?)))?
     }
 
     fn levels_left(&self, from: u32) -> bool {
@@ -490,36 +484,50 @@ impl<'g, G: Game> Job<'g, G> {
         progress.phase("attractor", 0, 0);
         let mut decided: u64 = 0;
         let bits = self.st.range_bits;
+        // A tier of one range keeps its cells mapped from level to level: mapping them again
+        // at every level would fault every page in again. Out of core a range is mapped only
+        // while it is worked on.
+        let mut kept: Option<(PathBuf, MmapMut)> = None;
         while self.levels_left(level) {
             // Step 1: messages from the positions due at this level, range by range.
             let mut msgs = Messages::new(self.ranges, self.message_budget, &self.st.work);
             for r in 0..self.ranges {
-                let due = self.read_due(level, r)?;
-                if due.is_empty() {
-                    continue;
-                }
-                decided += due.len() as u64;
                 let cells_path = self.cells_path(r);
-                let mut cells_map = map_mut(&cells_path)?;
-                // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
-                let cells = unsafe { cells_of(&mut cells_map) };
                 let preds_path = self.path(WorkFile::Preds(r));
-                let preds_map;
-                let preds = match &self.preds_mem[r] {
-                    Some((p, _)) => p.view(),
-                    None => {
-                        preds_map = map_ro(&preds_path)?
-                            .ok_or_else(|| Error::corrupt(&preds_path, "empty predecessor file"))?;
-                        view_preds_file(&preds_path, &preds_map, self.range_len(r), self.codec())?
+                let out = self.with_due(level, r, |due| -> Result<Option<Vec<Vec<u32>>>> {
+                    if due.is_empty() {
+                        return Ok(None);
                     }
-                };
-                let out = match &preds {
-                    PredsView::Narrow(p) => emit(cells, &due, p, level, bits, r, self.ranges),
-                    PredsView::Wide(p) => emit(cells, &due, p, level, bits, r, self.ranges),
-                };
-                for (t, m) in out.into_iter().enumerate() {
+                    decided += due.len() as u64;
+                    let cells_map = cells_map(&mut kept, &cells_path)?;
+                    // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
+                    let cells = unsafe { cells_of(cells_map) };
+                    let preds_map;
+                    let preds = match &self.preds_mem[r] {
+                        Some((p, _)) => p.view(),
+                        None => {
+                            preds_map = map_ro(&preds_path)?.ok_or_else(|| {
+                                Error::corrupt(&preds_path, "empty predecessor file")
+                            })?;
+                            view_preds_file(
+                                &preds_path,
+                                &preds_map,
+                                self.range_len(r),
+                                self.codec(),
+                            )?
+                        }
+                    };
+                    Ok(Some(match &preds {
+                        PredsView::Narrow(p) => emit(cells, due, p, level, bits, r, self.ranges),
+                        PredsView::Wide(p) => emit(cells, due, p, level, bits, r, self.ranges),
+                    }))
+                })??;
+                for (t, m) in out.into_iter().flatten().enumerate() {
                     msgs.add(t, m)?;
                 }
+            }
+            if !self.resident {
+                kept = None;
             }
             // Step 2: apply them, range by range.
             for r in 0..self.ranges {
@@ -528,13 +536,14 @@ impl<'g, G: Game> Job<'g, G> {
                     continue;
                 }
                 self.unpin(r)?;
-                let cells_path = self.cells_path(r);
-                let mut cells_map = map_mut(&cells_path)?;
+                let cells_map = cells_map(&mut kept, &self.cells_path(r))?;
                 // SAFETY: as above.
-                let cells = unsafe { cells_of(&mut cells_map) };
+                let cells = unsafe { cells_of(cells_map) };
                 let newly = apply(cells, &m, level)
                     .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
-                drop(cells_map);
+                if !self.resident {
+                    kept = None;
+                }
                 self.queue(r, &newly)?;
             }
             msgs.cleanup();
@@ -581,4 +590,15 @@ impl<'g, G: Game> Job<'g, G> {
         )?;
         Ok((counts, header, bytes))
     }
+}
+
+/// The cells file at `path`, mapped for writing: the map in `kept` when it is of that file,
+/// else a new one, which `kept` holds from then on (the map of another file goes first, so
+/// that at most one cells file is mapped at a time).
+fn cells_map<'k>(kept: &'k mut Option<(PathBuf, MmapMut)>, path: &Path) -> Result<&'k mut MmapMut> {
+    if kept.as_ref().is_none_or(|(p, _)| p != path) {
+        *kept = None;
+        *kept = Some((path.to_path_buf(), map_mut(path)?));
+    }
+    Ok(&mut kept.as_mut().expect("mapped above").1)
 }

@@ -162,6 +162,17 @@ impl AppendLog {
     pub fn append(&self, bytes: &[u8]) -> Result<()> {
         let mut g = self.inner.lock().expect("log lock");
         g.crc.update(bytes);
+        if !g.hold && bytes.len() >= BUF {
+            // A large piece goes to the file as it is, after what is buffered: copying it
+            // into the buffer first would only cost a copy and fresh pages.
+            Self::write_buf(&mut g, &self.path)?;
+            crate::store::fault::check_write(bytes.len(), &self.path)?;
+            g.file
+                .write_all(bytes)
+                .map_err(|e| Error::io(&self.path, e))?;
+            g.written += bytes.len() as u64;
+            return Ok(());
+        }
         g.buf.extend_from_slice(bytes);
         if !g.hold {
             let all =
