@@ -13,6 +13,7 @@
 //! | [`stats`]  | counts and depth histograms per tier                              |
 //! | [`plot`]   | the `stats --plot` picture                                        |
 //! | [`play`]   | a game against perfect play                                      |
+//! | [`probe`](mod@probe) | [`Probe`]: the library's probe of a position and its moves |
 //! | [`export`] | a tier as CSV                                                     |
 //!
 //! A database is a run directory whose manifest names the game; [`Database::open`] rebuilds
@@ -31,6 +32,7 @@ pub mod layout;
 pub mod memory;
 pub mod play;
 pub mod plot;
+pub mod probe;
 pub mod stats;
 pub mod verify;
 
@@ -47,6 +49,7 @@ use crate::value::{Entry, Value};
 pub use build::solve;
 use cache::BlockCache;
 use format::BdbFile;
+pub use probe::Probe;
 
 pub struct Database {
     dir: PathBuf,
