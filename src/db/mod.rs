@@ -8,6 +8,7 @@
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
+//! | [`dontcare`] | positions recovered from one ply, stored as whatever compresses best |
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
@@ -25,6 +26,7 @@ pub mod block;
 pub mod build;
 pub mod cache;
 pub mod coverage;
+pub mod dontcare;
 pub mod encode;
 pub mod export;
 pub mod format;
