@@ -43,6 +43,9 @@ pub struct MeasureArgs {
     /// set of pits `j+k+...` whose one seed moved to the next pit names a neighbour.
     #[arg(long)]
     pub neighbours: Vec<String>,
+    /// Also the size of the entries as differences from their neighbour through pit J.
+    #[arg(long)]
+    pub residual: Vec<usize>,
     /// Only this tier.
     #[arg(long)]
     pub tier: Option<u32>,
@@ -229,6 +232,24 @@ fn neighbour_entropy<G: Game>(g: &G, tier: u32, entries: &[u16], contexts: &[usi
     (h(&mut joint.values().copied()) - h(&mut ctx.values().copied())) / n
 }
 
+/// Each entry replaced by its difference (mod 2^16) from its earlier neighbour through pit
+/// `j` (the previous entry where pit `j` is empty): what a predicting coder would compress.
+fn residuals<G: Game>(g: &G, tier: u32, entries: &[u16], j: usize) -> Vec<u16> {
+    let mut out = vec![0u16; entries.len()];
+    g.visit(tier, 0..entries.len() as u64, |i, pos| {
+        let pits = g.board_counts(pos);
+        let b = j as u64 + pits[..=j].iter().map(|&p| p as u64).sum::<u64>();
+        let nb = if pits[j] > 0 {
+            Some(i - bawo::rank::binomial(b - 1, j as u64).unwrap() as u64)
+        } else {
+            i.checked_sub(1)
+        };
+        let e = entries[i as usize];
+        out[i as usize] = nb.map_or(e, |n| e.wrapping_sub(entries[n as usize]));
+    });
+    out
+}
+
 pub fn run_measure(a: MeasureArgs) -> Result<()> {
     let m = bawo::solve::Manifest::load(&a.db)?
         .ok_or_else(|| Error::Missing(format!("{} holds no manifest", a.db.display())))?;
@@ -262,6 +283,17 @@ pub fn run_measure(a: MeasureArgs) -> Result<()> {
         db::dontcare::substitute(&mut sub, &mask);
         let (h0, h1) = entropies(&raw);
         let (g0, g1) = entropies(&sub);
+        for &j in &a.residual {
+            let res = with_game!(&game, g => residuals(g, r.tier, &raw, j));
+            let (r0, r1) = entropies(&res);
+            let fp = m.fingerprint_value();
+            let b = with_threads(a.threads, || db::format::encode(r.tier, fp, &res, &opts))??;
+            outln!(
+                "tier {} residual through pit {j}: h0 {r0:.3} h1 {r1:.3} zstd {:.3} bits",
+                r.tier,
+                b.len() as f64 * 8.0 / raw.len().max(1) as f64
+            );
+        }
         for set in &a.neighbours {
             let js: Vec<usize> = set.split('+').filter_map(|w| w.parse().ok()).collect();
             let h = with_game!(&game, g => neighbour_entropy(g, r.tier, &raw, &js));

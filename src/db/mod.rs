@@ -8,7 +8,7 @@
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
-//! | [`dontcare`] | positions recovered from one ply, stored as whatever compresses best |
+//! | [`dontcare`] | positions whose entry follows from one ply (measured, not used by the format) |
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
