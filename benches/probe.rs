@@ -1,6 +1,7 @@
 //! Random probes of a compressed database: cold (the block cache emptied before every
 //! probe, so each probe opens its block: one zstd frame decompressed and checked) and warm
-//! (the blocks already cached).
+//! (the blocks already cached); then warm answers with every move's value, and the check and
+//! recovery of don't-care positions ([`bawo::db::dontcare`]).
 //!
 //! The database is the `--n 2 --lap-cap 16 --seeds 12` instance solved into a temporary
 //! directory (1.2 million positions, tiers of up to 2^19 positions: every probe decodes a
@@ -12,12 +13,15 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+use bawo::db::dontcare::{is_dont_care, recover, Scratch};
 use bawo::db::play::SplitMix64;
 use bawo::db::solve;
-use bawo::db::Database;
+use bawo::db::{query, Database};
 use bawo::game::bawo::{Bawo, BawoRules};
+use bawo::game::Game;
 use bawo::solve::run::SolveConfig;
 use bawo::solve::tier::Silent;
+use bawo::with_game;
 
 fn database() -> (Option<tempfile::TempDir>, PathBuf) {
     if let Ok(dir) = std::env::var("BAWO_BENCH_DB") {
@@ -82,6 +86,54 @@ fn probes(c: &mut Criterion) {
             let (t, x) = picks[i % picks.len()];
             i += 1;
             black_box(db.probe(t, x).unwrap())
+        })
+    });
+    g.finish();
+    with_game!(db.game(), game => moves_and_recovery(c, &db, game, &picks));
+}
+
+/// Warm probes that do more than read an entry: a position's answer with every move's value
+/// (what `query` and `Probe::probe` do), the check whether a position is don't-care (two plies
+/// of move generation, what a prober of don't-care entries pays on every probe), and the
+/// recovery of a don't-care position from its successors' stored entries.
+fn moves_and_recovery<G: Game>(c: &mut Criterion, db: &Database, game: &G, picks: &[(u32, u64)]) {
+    let positions: Vec<(u32, G::Position)> = picks
+        .iter()
+        .map(|&(t, x)| (t, game.position(t, x)))
+        .collect();
+    let mut s = Scratch::default();
+    let dont_care: Vec<(u32, G::Position)> = positions
+        .iter()
+        .filter(|(t, p)| is_dont_care(game, *t, p, &mut s))
+        .cloned()
+        .collect();
+    for (_, p) in &positions {
+        query(db, game, p).unwrap();
+    }
+    let mut g = c.benchmark_group("probe");
+    let mut i = 0;
+    g.bench_function("warm answer with moves", |b| {
+        b.iter(|| {
+            let (_, p) = &positions[i % positions.len()];
+            i += 1;
+            black_box(query(db, game, p).unwrap())
+        })
+    });
+    let mut i = 0;
+    g.bench_function("warm don't-care check", |b| {
+        b.iter(|| {
+            let (t, p) = &positions[i % positions.len()];
+            i += 1;
+            black_box(is_dont_care(game, *t, p, &mut s))
+        })
+    });
+    let mut i = 0;
+    g.bench_function("warm don't-care recovery", |b| {
+        b.iter(|| {
+            let (t, p) = &dont_care[i % dont_care.len()];
+            i += 1;
+            assert!(is_dont_care(game, *t, p, &mut s));
+            black_box(recover(&s, |t, x| db.probe(t, x)).unwrap())
         })
     });
     g.finish();

@@ -6,6 +6,7 @@
 //!
 //! | task                                  | items                                                          |
 //! |---------------------------------------|----------------------------------------------------------------|
+//! | probe a position and its moves        | [`Probe::open`], [`Probe::probe`] → [`QueryAnswer`] (value, depth, every move's) |
 //! | open a finished database              | [`Database::open`]; [`Database::game`] rebuilds its game        |
 //! | name a position                       | [`PositionSpec`], [`Side`], [`Game::parse_position`]           |
 //! | probe a position: value and depth     | [`Database::probe_position`] → [`Entry`] → [`Value`], depth     |
@@ -103,7 +104,7 @@ pub mod units;
 pub mod value;
 
 pub use db::verify::{verify, VerifyOptions, VerifyReport};
-pub use db::{query, solve, Database, MoveAnswer, QueryAnswer};
+pub use db::{query, solve, Database, MoveAnswer, Probe, QueryAnswer};
 pub use error::{Error, Result};
 pub use game::bao::{Bao, BaoPosition, BaoRules};
 pub use game::bawo::{Bawo, BawoPosition, BawoRules};

@@ -74,3 +74,53 @@ fn every_position_is_the_oracles() {
         "data/bawo-n2-s6",
     );
 }
+
+/// `Probe`, the library's way in, answers every position typed as text (either side to move)
+/// with the oracle's value and depth, and its moves with the oracle's outcomes of the
+/// positions they lead to (for the mover: the successor's value flipped, one ply deeper).
+#[test]
+fn the_probe_api_answers_every_position_and_move_as_the_oracle() {
+    use bawo::{PositionSpec, Probe, Side, Value};
+    use common::{OSucc, OValue};
+    let oracle = Oracle::new(2, 64, false, false);
+    let positions = oracle.positions(SEEDS);
+    let expected = solve_by_rounds(&positions, |p| oracle.successors(p));
+    let probe = Probe::open(DB).unwrap();
+    let as_pair = |v: &OValue| match *v {
+        OValue::Win(d) => (Value::Win, Some(d)),
+        OValue::Loss(d) => (Value::Loss, Some(d)),
+        OValue::Draw => (Value::Draw, None),
+    };
+    let mut moves_checked = 0;
+    for pos in &positions {
+        let board: Vec<String> = pos.0.iter().map(u32::to_string).collect();
+        let side = if pos.1 == 0 { Side::A } else { Side::B };
+        let answer = probe
+            .probe(&PositionSpec::new(&board.join(","), side))
+            .unwrap();
+        assert_eq!(
+            (answer.value, answer.depth),
+            as_pair(&expected[pos]),
+            "{pos:?}"
+        );
+        let mut want: Vec<(Value, Option<u32>)> = oracle
+            .successors(pos)
+            .iter()
+            .map(|s| match s {
+                OSucc::To(q) => {
+                    let (v, d) = as_pair(&expected[q]);
+                    (v.flip(), d.map(|d| d + 1))
+                }
+                OSucc::MoverLoses => (Value::Loss, Some(1)),
+            })
+            .collect();
+        let mut got: Vec<(Value, Option<u32>)> =
+            answer.moves.iter().map(|m| (m.value, m.depth)).collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "{pos:?}");
+        moves_checked += got.len();
+    }
+    assert_eq!(positions.len(), 2 * 3003);
+    assert!(moves_checked > 3000, "{moves_checked} moves");
+}

@@ -104,6 +104,12 @@ fn verify_passes_and_query_answers_without_raw_tables() {
     let out = verify(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     assert!(text(&out.stdout).contains("0 disagree"));
+    // The rate of the forward pass is named.
+    assert!(
+        text(&out.stdout).contains(" M positions/s): 0 disagree"),
+        "{}",
+        text(&out.stdout)
+    );
     let out = verify(dir.path(), &["--sample", "500"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
     let out = query_at(dir.path(), 9, 1234);

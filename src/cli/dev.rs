@@ -32,6 +32,28 @@ pub struct PackArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct MeasureArgs {
+    /// Run directory holding raw tables (`tier-KKKK.tbl`, a solve with `--keep-tables`).
+    #[arg(long)]
+    pub db: PathBuf,
+    /// zstd level of the trial encodings.
+    #[arg(long, default_value_t = db::format::EncodeOptions::default().level)]
+    pub level: i32,
+    /// Also the entropy given earlier neighbours in the composition order: each value is a
+    /// set of pits `j+k+...` whose one seed moved to the next pit names a neighbour.
+    #[arg(long)]
+    pub neighbours: Vec<String>,
+    /// Also the size of the entries as differences from their neighbour through pit J.
+    #[arg(long)]
+    pub residual: Vec<usize>,
+    /// Only this tier.
+    #[arg(long)]
+    pub tier: Option<u32>,
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
 pub struct BenchPassArgs {
     #[command(flatten)]
     pub game: GameArgs,
@@ -143,6 +165,172 @@ pub fn run_pack(a: PackArgs) -> Result<()> {
         bytes,
         bytes as f64 * 8.0 / states.max(1) as f64,
         secs
+    );
+    Ok(())
+}
+
+/// Order-0 and order-1 (previous entry as context) empirical entropy of `entries`, in bits
+/// per entry.
+fn entropies(entries: &[u16]) -> (f64, f64) {
+    use std::collections::HashMap;
+    let n = entries.len().max(1) as f64;
+    let mut c0: HashMap<u16, u64> = HashMap::new();
+    let mut c1: HashMap<(u16, u16), u64> = HashMap::new();
+    let mut prev = 0u16;
+    for &e in entries {
+        *c0.entry(e).or_default() += 1;
+        *c1.entry((prev, e)).or_default() += 1;
+        prev = e;
+    }
+    let h = |counts: &mut dyn Iterator<Item = u64>| -> f64 {
+        counts
+            .map(|c| c as f64)
+            .map(|c| -c * (c / n).log2())
+            .sum::<f64>()
+    };
+    let h0 = h(&mut c0.values().copied()) / n;
+    let mut ctx: HashMap<u16, u64> = HashMap::new();
+    for (&(p, _), &c) in &c1 {
+        *ctx.entry(p).or_default() += c;
+    }
+    let joint = h(&mut c1.values().copied());
+    let context = h(&mut ctx.values().copied());
+    (h0, (joint - context) / n)
+}
+
+/// Conditional entropy (bits per entry) of each entry given the entries of its earlier
+/// neighbours in the composition order: the boards with one seed moved from pit `j` to pit
+/// `j + 1`, for `j < contexts` (a sentinel where pit `j` is empty).
+fn neighbour_entropy<G: Game>(g: &G, tier: u32, entries: &[u16], contexts: &[usize]) -> f64 {
+    use std::collections::HashMap;
+    let mut joint: HashMap<(Vec<u16>, u16), u64> = HashMap::new();
+    g.visit(tier, 0..entries.len() as u64, |i, pos| {
+        let pits = g.board_counts(pos);
+        let mut ctx = Vec::with_capacity(contexts.len());
+        for &j in contexts {
+            // The bar position b_j = j + seeds in pits 0..=j.
+            let b = j as u64 + pits[..=j].iter().map(|&p| p as u64).sum::<u64>();
+            if pits[j] == 0 {
+                ctx.push(u16::MAX);
+            } else {
+                let delta = bawo::rank::binomial(b - 1, j as u64).unwrap() as u64;
+                ctx.push(entries[(i - delta) as usize]);
+            }
+        }
+        *joint.entry((ctx, entries[i as usize])).or_default() += 1;
+    });
+    let mut ctx: HashMap<Vec<u16>, u64> = HashMap::new();
+    for ((c, _), &n) in &joint {
+        *ctx.entry(c.clone()).or_default() += n;
+    }
+    let n = entries.len().max(1) as f64;
+    let h = |it: &mut dyn Iterator<Item = u64>| -> f64 {
+        it.map(|c| c as f64)
+            .map(|c| -c * (c / n).log2())
+            .sum::<f64>()
+    };
+    (h(&mut joint.values().copied()) - h(&mut ctx.values().copied())) / n
+}
+
+/// Each entry replaced by its difference (mod 2^16) from its earlier neighbour through pit
+/// `j` (the previous entry where pit `j` is empty): what a predicting coder would compress.
+fn residuals<G: Game>(g: &G, tier: u32, entries: &[u16], j: usize) -> Vec<u16> {
+    let mut out = vec![0u16; entries.len()];
+    g.visit(tier, 0..entries.len() as u64, |i, pos| {
+        let pits = g.board_counts(pos);
+        let b = j as u64 + pits[..=j].iter().map(|&p| p as u64).sum::<u64>();
+        let nb = if pits[j] > 0 {
+            Some(i - bawo::rank::binomial(b - 1, j as u64).unwrap() as u64)
+        } else {
+            i.checked_sub(1)
+        };
+        let e = entries[i as usize];
+        out[i as usize] = nb.map_or(e, |n| e.wrapping_sub(entries[n as usize]));
+    });
+    out
+}
+
+pub fn run_measure(a: MeasureArgs) -> Result<()> {
+    let m = bawo::solve::Manifest::load(&a.db)?
+        .ok_or_else(|| Error::Missing(format!("{} holds no manifest", a.db.display())))?;
+    let game = bawo::game::AnyGame::from_descriptor(&m.game)?;
+    let opts = db::format::EncodeOptions {
+        level: a.level,
+        ..Default::default()
+    };
+    outln!("tier    stored  dontcare%   h0    h1  h0dc  h1dc   zstd bits  zstd-dc bits  mask s");
+    let (mut stored, mut before, mut after, mut mask_secs) = (0u64, 0u64, 0u64, 0f64);
+    for r in m
+        .tiers
+        .iter()
+        .filter(|r| a.tier.is_none_or(|t| t == r.tier))
+    {
+        let (_, data) = bawo::store::table::open_table(
+            &a.db.join(&r.file),
+            r.tier,
+            r.counts.states,
+            m.fingerprint_value(),
+            true,
+        )?;
+        let raw = data.entries().to_vec();
+        let t = Instant::now();
+        let mask = with_threads(
+            a.threads,
+            || with_game!(&game, g => db::dontcare::mask(g, r.tier, 0, raw.len())),
+        )?;
+        let secs = t.elapsed().as_secs_f64();
+        let mut sub = raw.clone();
+        db::dontcare::substitute(&mut sub, &mask);
+        let (h0, h1) = entropies(&raw);
+        let (g0, g1) = entropies(&sub);
+        for &j in &a.residual {
+            let res = with_game!(&game, g => residuals(g, r.tier, &raw, j));
+            let (r0, r1) = entropies(&res);
+            let fp = m.fingerprint_value();
+            let b = with_threads(a.threads, || db::format::encode(r.tier, fp, &res, &opts))??;
+            outln!(
+                "tier {} residual through pit {j}: h0 {r0:.3} h1 {r1:.3} zstd {:.3} bits",
+                r.tier,
+                b.len() as f64 * 8.0 / raw.len().max(1) as f64
+            );
+        }
+        for set in &a.neighbours {
+            let js: Vec<usize> = set.split('+').filter_map(|w| w.parse().ok()).collect();
+            let h = with_game!(&game, g => neighbour_entropy(g, r.tier, &raw, &js));
+            outln!("tier {} neighbour pits {set}: {h:.3}", r.tier);
+        }
+        let fp = m.fingerprint_value();
+        let b0 = with_threads(a.threads, || db::format::encode(r.tier, fp, &raw, &opts))??;
+        let b1 = with_threads(a.threads, || db::format::encode(r.tier, fp, &sub, &opts))??;
+        let n = raw.len().max(1) as f64;
+        let dc = mask.iter().filter(|&&x| x).count() as f64;
+        outln!(
+            "{:4} {:9} {:9.1} {:5.2} {:5.2} {:5.2} {:5.2} {:11.3} {:13.3} {:7.2}",
+            r.tier,
+            raw.len(),
+            100.0 * dc / n,
+            h0,
+            h1,
+            g0,
+            g1,
+            b0.len() as f64 * 8.0 / n,
+            b1.len() as f64 * 8.0 / n,
+            secs
+        );
+        stored += raw.len() as u64;
+        before += b0.len() as u64;
+        after += b1.len() as u64;
+        mask_secs += secs;
+    }
+    let both = (2 * stored).max(1) as f64;
+    outln!(
+        "all: {} positions (both sides): {} bytes = {:.3} bits/position; with don't-care {} bytes = {:.3}; mask {:.2}s",
+        2 * stored,
+        before,
+        before as f64 * 8.0 / both,
+        after,
+        after as f64 * 8.0 / both,
+        mask_secs
     );
     Ok(())
 }

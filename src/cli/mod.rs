@@ -80,6 +80,10 @@ pub enum Command {
     /// (`scripts/bench-solve.sh`).
     #[command(hide = true)]
     BenchPass(dev::BenchPassArgs),
+    /// Developer command: per tier, the share of don't-care positions and the entropy of the
+    /// entries before and after substituting them (compression experiments).
+    #[command(hide = true)]
+    Measure(dev::MeasureArgs),
 }
 
 /// Runs one command.
@@ -96,5 +100,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Serve(a) => serve::run(a),
         Command::Pack(a) => dev::run_pack(a),
         Command::BenchPass(a) => dev::run_bench_pass(a),
+        Command::Measure(a) => dev::run_measure(a),
     }
 }

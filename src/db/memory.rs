@@ -39,7 +39,7 @@ pub struct ReadBudget {
 
 impl ReadBudget {
     /// Divides `budget` among `threads` workers (fewer where it holds fewer), the cache (an
-    /// eighth, at least [`MIN_CACHE`], at most the default cache) and what is left for
+    /// eighth, at least `MIN_CACHE`, at most the default cache) and what is left for
     /// decoded tiers. A budget that cannot hold the overhead, the least cache and one worker
     /// is refused, naming the least that does.
     pub fn new(budget: u64, threads: usize) -> Result<ReadBudget, MemoryError> {

@@ -8,11 +8,13 @@
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
+//! | [`dontcare`] | positions whose entry follows from one ply (measured, not used by the format) |
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
 //! | [`plot`]   | the `stats --plot` picture                                        |
 //! | [`play`]   | a game against perfect play                                      |
+//! | [`probe`](mod@probe) | [`Probe`]: the library's probe of a position and its moves |
 //! | [`export`] | a tier as CSV                                                     |
 //!
 //! A database is a run directory whose manifest names the game; [`Database::open`] rebuilds
@@ -24,6 +26,7 @@ pub mod block;
 pub mod build;
 pub mod cache;
 pub mod coverage;
+pub mod dontcare;
 pub mod encode;
 pub mod export;
 pub mod format;
@@ -31,6 +34,7 @@ pub mod layout;
 pub mod memory;
 pub mod play;
 pub mod plot;
+pub mod probe;
 pub mod stats;
 pub mod verify;
 
@@ -47,6 +51,7 @@ use crate::value::{Entry, Value};
 pub use build::solve;
 use cache::BlockCache;
 use format::BdbFile;
+pub use probe::Probe;
 
 pub struct Database {
     dir: PathBuf,
