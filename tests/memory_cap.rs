@@ -3,7 +3,9 @@
 //! it was given, and a budget below a reader's least is refused up front (exit 2).
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+
+mod common;
 
 /// Runs the binary with `args`; returns its exit code, its standard output and error, and its
 /// peak resident memory in bytes.
@@ -13,9 +15,8 @@ use std::process::{Command, Stdio};
 fn run_measured(args: &[&str]) -> (i32, String, String, u64) {
     let dir = tempfile::tempdir().unwrap();
     let (out, err) = (dir.path().join("out"), dir.path().join("err"));
-    let child = Command::new(env!("CARGO_BIN_EXE_bawo"))
-        .args(args)
-        .env_remove("BAWO_MESSAGE_BUDGET")
+    let child = common::cli::clean_command(args)
+        .stdin(Stdio::null())
         .stdout(Stdio::from(std::fs::File::create(&out).unwrap()))
         .stderr(Stdio::from(std::fs::File::create(&err).unwrap()))
         .spawn()

@@ -2,20 +2,15 @@
 //! tier is solved, with or without `--range-bits`, and the least budget it names suffices.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use bawo::game::bawo::{Bawo, BawoRules};
 use bawo::game::Game;
 use bawo::solve::run::{plan_run, SolveConfig};
 use bawo::Error;
 
-fn bawo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bawo"))
-        .args(args)
-        .env_remove("BAWO_MESSAGE_BUDGET")
-        .output()
-        .expect("run bawo")
-}
+mod common;
+use common::cli::bawo;
 
 const GAME: [&str; 10] = [
     "solve",

@@ -49,7 +49,7 @@ const BUF: usize = 1 << 18;
 
 /// Buffered bytes of all unheld logs together beyond which every append writes its log's
 /// buffer: a tier out of core has a log per range and one per (level, range), hundreds or
-/// thousands of them, and a buffer each of up to [`BUF`] would exceed the memory budget.
+/// thousands of them, and a buffer each of up to `BUF` (256 KiB) would exceed the memory budget.
 /// The solver's plan counts this among its fixed overhead.
 pub const ALL_BUFFERS: u64 = 16 << 20;
 

@@ -32,6 +32,12 @@ fn command<S: AsRef<OsStr>>(args: &[S], env: &[(&str, String)]) -> Command {
     c
 }
 
+/// The command `bawo args` with the fault-injection switches unset, for a test that spawns
+/// the child and waits for it itself (to read its peak memory, say).
+pub fn clean_command<S: AsRef<OsStr>>(args: &[S]) -> Command {
+    command(args, &[])
+}
+
 /// Runs `bawo args` with standard input closed.
 pub fn bawo<S: AsRef<OsStr>>(args: &[S]) -> Output {
     bawo_env(args, &[])
