@@ -3,7 +3,7 @@
 //! `bench-pass` (the bare successor pass that `scripts/bench-solve.sh` measures a solve
 //! against).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
@@ -127,9 +127,30 @@ fn bare_pass<G: Game>(g: &G, seeds: u32) -> Result<(u64, u64, f64)> {
     Ok((states, successors, start.elapsed().as_secs_f64()))
 }
 
+/// The manifest of the run directory `db`, which must have one.
+fn finished_manifest(db: &Path) -> Result<bawo::solve::Manifest> {
+    bawo::solve::Manifest::load(db)?
+        .ok_or_else(|| Error::Missing(format!("{} holds no manifest", db.display())))
+}
+
+/// The raw table of tier record `r` (kept by `solve --keep-tables`), checksum checked.
+fn raw_table(
+    db: &Path,
+    m: &bawo::solve::Manifest,
+    r: &bawo::solve::TierRecord,
+) -> Result<bawo::store::table::TableData> {
+    let (_, data) = bawo::store::table::open_table(
+        &db.join(&r.file),
+        r.tier,
+        r.counts.states,
+        m.fingerprint_value(),
+        true,
+    )?;
+    Ok(data)
+}
+
 pub fn run_pack(a: PackArgs) -> Result<()> {
-    let m = bawo::solve::Manifest::load(&a.db)?
-        .ok_or_else(|| Error::Missing(format!("{} holds no manifest", a.db.display())))?;
+    let m = finished_manifest(&a.db)?;
     let opts = db::format::EncodeOptions {
         block_positions: a.block,
         level: a.level,
@@ -140,13 +161,7 @@ pub fn run_pack(a: PackArgs) -> Result<()> {
     let mut m2 = m.clone();
     let (mut states, mut bytes, mut secs) = (0u64, 0u64, 0f64);
     for r in m2.tiers.iter_mut() {
-        let (_, data) = bawo::store::table::open_table(
-            &a.db.join(&r.file),
-            r.tier,
-            r.counts.states,
-            m.fingerprint_value(),
-            true,
-        )?;
+        let data = raw_table(&a.db, &m, r)?;
         let t = Instant::now();
         let rec = with_threads(a.threads, || {
             db::format::write_tier(&a.db, r.tier, m.fingerprint_value(), data.entries(), &opts)
@@ -251,8 +266,7 @@ fn residuals<G: Game>(g: &G, tier: u32, entries: &[u16], j: usize) -> Vec<u16> {
 }
 
 pub fn run_measure(a: MeasureArgs) -> Result<()> {
-    let m = bawo::solve::Manifest::load(&a.db)?
-        .ok_or_else(|| Error::Missing(format!("{} holds no manifest", a.db.display())))?;
+    let m = finished_manifest(&a.db)?;
     let game = bawo::game::AnyGame::from_descriptor(&m.game)?;
     let opts = db::format::EncodeOptions {
         level: a.level,
@@ -265,13 +279,7 @@ pub fn run_measure(a: MeasureArgs) -> Result<()> {
         .iter()
         .filter(|r| a.tier.is_none_or(|t| t == r.tier))
     {
-        let (_, data) = bawo::store::table::open_table(
-            &a.db.join(&r.file),
-            r.tier,
-            r.counts.states,
-            m.fingerprint_value(),
-            true,
-        )?;
+        let data = raw_table(&a.db, &m, r)?;
         let raw = data.entries().to_vec();
         let t = Instant::now();
         let mask = with_threads(
