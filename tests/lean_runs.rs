@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::cli::{assert_ok, bawo, json};
+use common::cli::{assert_fails, assert_ok, bawo, bawo_env, json};
 
 const GAME: [&str; 6] = ["--game", "bawo", "--n", "2", "--lap-cap", "64"];
 
@@ -208,5 +208,40 @@ fn a_finished_run_is_at_most_a_fifth_larger_than_its_database() {
     assert!(
         all as f64 <= 1.2 * bdb as f64,
         "the run directory holds {all} bytes, its .bdb files {bdb}"
+    );
+}
+
+#[test]
+fn a_run_that_does_not_fit_the_free_disk_is_refused_unless_told_to_start_anyway() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("run");
+    let d = path_arg(&dir);
+    let args = |extra: &[&'static str]| {
+        let mut a: Vec<String> = ["solve", "--quiet", "--seeds", "10", "--out"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.push(d.clone());
+        a.extend(GAME.iter().chain(extra).map(|s| s.to_string()));
+        a
+    };
+    // What the dry run says the run needs at its peak.
+    let plan = json(&bawo(&[args(&["--dry-run", "--json"]), vec![]].concat()));
+    let peak = plan["peak_disk"].as_u64().unwrap();
+    assert!(peak > 0, "{plan}");
+    let free = |bytes: u64| [("BAWO_FREE_DISK", bytes.to_string())];
+    let out = bawo_env(&args(&[]), &free(peak / 2));
+    assert_fails(&out, 1, "not enough free disk", "a run twice the free disk");
+    assert!(
+        common::cli::text(&out.stderr).contains("--no-disk-check"),
+        "the message names the way out"
+    );
+    assert!(!dir.exists(), "a refused run writes nothing");
+    // Room for the peak: it runs; and --no-disk-check starts whatever the disk says.
+    assert_ok(&bawo_env(&args(&[]), &free(peak * 2)), "a run that fits");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_ok(
+        &bawo_env(&args(&["--no-disk-check"]), &free(peak / 2)),
+        "--no-disk-check",
     );
 }

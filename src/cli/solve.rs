@@ -67,6 +67,10 @@ pub struct SolveArgs {
     /// it holds only the compressed database and its manifest.
     #[arg(long = "keep-tables")]
     pub keep_tables: bool,
+    /// Start even when the run's estimated peak disk (as --dry-run prints it) exceeds the
+    /// free space of --out or --tmp.
+    #[arg(long = "no-disk-check")]
+    pub no_disk_check: bool,
 }
 
 pub fn run(a: SolveArgs) -> Result<()> {
@@ -127,6 +131,7 @@ pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
         force: a.force,
         keep_tables: a.keep_tables,
         wide_above: bawo::solve::run::NARROW_LIMIT,
+        disk_check: !a.no_disk_check,
     };
     if a.dry_run {
         let estimate = with_threads(

@@ -69,7 +69,15 @@ pub struct TierState {
     pub preds: Vec<Checksum>,
     /// Edges recorded by the successor pass so far.
     pub in_tier_edges: u64,
+    /// The work files' format ([`WORK_FORMAT`]); absent (0) in checkpoints of versions that
+    /// wrote 8-byte edges, whose tier is solved again rather than misread.
+    #[serde(default)]
+    pub format: u32,
 }
+
+/// The format of the work files a checkpoint names: 1 since edge logs are compact pieces
+/// ([`super::edgelog`]).
+pub const WORK_FORMAT: u32 = 1;
 
 impl crate::store::manifest::Checkpoint for TierState {
     fn work_dir_mut(&mut self) -> &mut PathBuf {

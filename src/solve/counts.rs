@@ -93,4 +93,7 @@ pub struct TierTimings {
     pub in_tier_edges: u64,
     pub levels: u32,
     pub ranges: u64,
+    /// Bytes of the tier's work files at their largest (sampled after each phase's units of
+    /// work), with its raw table at the end: the tier's own part of the run's peak disk.
+    pub peak_work_disk: u64,
 }

@@ -3,33 +3,18 @@
 //! from a short timed sample of the largest tier. Nothing is written and nothing is locked.
 //!
 //! Disk and time are estimates from a model of the solver (bytes per position of each work
-//! file, edges per position from the planner's sample, solve time as a multiple of the bare
-//! successor pass); the real figures of a solve are in its per-tier report (`solve --json`).
+//! file, in [`super::space`], edges per position from the planner's sample, solve time as a
+//! multiple of the bare successor pass); the real figures of a solve are in its per-tier report (`solve --json`).
 
 use serde::Serialize;
 
 use super::budget::{MemoryPlan, TierShape};
 use super::run::{plan_shapes, tier_shapes, SolveConfig};
 use super::sample::{solve_time, time_sample, TimeSample};
+use super::space::{tier_disk, TierDisk};
 use crate::error::Result;
 use crate::game::Game;
 
-/// Bytes per position of a finished tier's raw table (a 16-bit entry each).
-const TABLE_BYTES: f64 = 2.0;
-/// Bytes per position of a compressed `.bdb` tier: about 1.3 bits on Bawo, with a margin.
-const BDB_BYTES: f64 = 0.25;
-/// A tier that is one range keeps edges, predecessor lists and due logs in memory: its work
-/// files are the cells (4 bytes per position), written once.
-const RESIDENT_WORK_BYTES: f64 = 4.0;
-/// Out of core, per position: cells and their checkpoint copy (8), predecessor offsets (4) and
-/// due logs (about 4); per in-tier edge: its log entry (8) and predecessor list entry (4).
-const RANGED_WORK_BYTES: f64 = 16.0;
-const RANGED_EDGE_BYTES: f64 = 12.0;
-/// Out of core, the attractor also writes level messages and cell copies that grow with the
-/// number of ranges: bytes written per position for each range beyond the first (fitted on
-/// n = 4, 15 seeds, `--mem 1G`: 23.6, 35.1, 39.2 and 50.5 bytes per position written by tiers
-/// of 2, 3, 5 and 10 ranges).
-const RANGED_WRITTEN_PER_RANGE: f64 = 2.5;
 /// One tier of a planned run.
 #[derive(Debug, Clone, Serialize)]
 pub struct TierEstimate {
@@ -98,17 +83,13 @@ fn estimate_from<G: Game>(
     let (mut below, mut peak, mut written, mut bdb_total, mut table_total) = (0u64, 0, 0, 0, 0);
     for (shape, tp) in shapes.iter().zip(&plan.tiers) {
         let stored = tp.states;
-        let per_position = if tp.ranges == 1 {
-            RESIDENT_WORK_BYTES
-        } else {
-            RANGED_WORK_BYTES + RANGED_EDGE_BYTES * shape.edges_per_position
-        };
-        let work = (per_position * stored as f64) as u64;
-        let table = (TABLE_BYTES * stored as f64) as u64;
-        let bdb = (BDB_BYTES * stored as f64) as u64;
+        let TierDisk {
+            work,
+            table,
+            bdb,
+            written: tier_written,
+        } = tier_disk(shape, tp);
         let during = below + work + table + bdb;
-        let rewritten = (RANGED_WRITTEN_PER_RANGE * (tp.ranges - 1) as f64 * stored as f64) as u64;
-        let tier_written = work + rewritten + table + bdb;
         peak = peak.max(during);
         below += table + bdb;
         written += tier_written;

@@ -3,9 +3,9 @@
 //! The successor pass appends each in-tier edge `source -> target` to the log of the target's
 //! range, sequentially, packed by the tier's [`EdgeCodec`]. Each range's predecessor lists are
 //! then built on their own by a counting sort whose counters cover only that range
-//! ([`PredRange::build`]), and stored as one file: `offsets` (`len + 1` little-endian `u32`,
-//! offsets inside the range) followed by `sources`. Nothing ever scatters randomly across the
-//! whole tier.
+//! ([`PredRange::build`]), and stored as one file ([`super::predfile`]): offsets inside the
+//! range (2 bytes per position) followed by `sources`. Nothing ever scatters randomly across
+//! the whole tier.
 //!
 //! Sources are tier-wide indices. A tier of at most [`NARROW_LIMIT`] positions stores them as
 //! `u32` (4 bytes per edge); a larger ("wide") tier as `u64` (8 bytes per edge, the offsets
@@ -18,6 +18,8 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::store::bytes::{as_u32, as_u64, u32_bytes, u64_bytes};
 use crate::store::checksum::{Checksum, Hasher};
+
+use super::predfile::{head, Offsets};
 
 /// Tiers of at most this many positions index every position in 32 bits ("narrow").
 pub const NARROW_LIMIT: u64 = 1 << 32;
@@ -156,12 +158,6 @@ impl Source for u64 {
     }
 }
 
-/// Bytes of the offsets of a range of `len` positions in its file, padded so that the
-/// sources after them are aligned.
-fn offsets_bytes<S: Source>(len: usize) -> usize {
-    (4 * (len + 1)).next_multiple_of(std::mem::size_of::<S>())
-}
-
 /// Predecessor lists of one range, owned.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
 pub struct PredRange<S: Source = u32> {
@@ -187,14 +183,14 @@ impl<T> SharedSlice<T> {
 /// Predecessor lists of one range, borrowed (from a [`PredRange`] or a mapped file).
 #[derive(Clone, Copy, Debug)]
 pub struct PredView<'a, S: Source = u32> {
-    pub offsets: &'a [u32],
+    pub offsets: Offsets<'a>,
     pub sources: &'a [S],
 }
 
 impl<S: Source> PredView<'_, S> {
     #[inline]
     pub fn preds(&self, local: usize) -> &[S] {
-        &self.sources[self.offsets[local] as usize..self.offsets[local + 1] as usize]
+        &self.sources[self.offsets.at(local)..self.offsets.at(local + 1)]
     }
 }
 
@@ -289,40 +285,32 @@ impl<S: Source> PredRange<S> {
 
     pub fn view(&self) -> PredView<'_, S> {
         PredView {
-            offsets: &self.offsets,
+            offsets: Offsets::Plain(&self.offsets),
             sources: &self.sources,
         }
-    }
-
-    /// The padding between offsets and sources in the file.
-    fn padding(&self) -> &'static [u8] {
-        let pad = offsets_bytes::<S>(self.offsets.len() - 1) - 4 * self.offsets.len();
-        &[0u8; 8][..pad]
     }
 
     /// Checksum of the bytes [`PredRange::write`] writes.
     pub fn checksum(&self) -> Checksum {
         let mut hasher = Hasher::new();
-        hasher.update(u32_bytes(&self.offsets));
-        hasher.update(self.padding());
+        hasher.update(&head(&self.offsets, std::mem::size_of::<S>()));
         hasher.update(S::bytes(&self.sources));
         hasher.finish()
     }
 
     /// Writes the range to `path` by rename (unsynced: the checkpoint that first refers to it
-    /// syncs it); returns the checksum of the file's bytes.
+    /// syncs it), in the layout of [`super::predfile`]; returns the checksum of its bytes.
     pub fn write(&self, path: &Path) -> Result<Checksum> {
-        let (a, pad, b) = (
-            u32_bytes(&self.offsets),
-            self.padding(),
-            S::bytes(&self.sources),
-        );
+        let head = head(&self.offsets, std::mem::size_of::<S>());
+        let sources = S::bytes(&self.sources);
         crate::store::write_renamed(path, false, |w: &mut dyn Write| {
-            w.write_all(a)?;
-            w.write_all(pad)?;
-            w.write_all(b)
+            w.write_all(&head)?;
+            w.write_all(sources)
         })?;
-        Ok(self.checksum())
+        let mut hasher = Hasher::new();
+        hasher.update(&head);
+        hasher.update(sources);
+        Ok(hasher.finish())
     }
 }
 
@@ -332,22 +320,11 @@ pub fn view_file<'a, S: Source>(
     bytes: &'a [u8],
     len: usize,
 ) -> Result<PredView<'a, S>> {
-    let head = offsets_bytes::<S>(len);
-    if bytes.len() < head {
-        return Err(Error::corrupt(
-            path,
-            "predecessor file shorter than its offsets",
-        ));
-    }
-    let offsets = as_u32(path, &bytes[..4 * (len + 1)])?;
-    let sources = S::words(path, &bytes[head..])?;
-    if offsets[len] as usize != sources.len() {
-        return Err(Error::corrupt(
-            path,
-            "predecessor offsets do not match the lists",
-        ));
-    }
-    Ok(PredView { offsets, sources })
+    let (offsets, sources) = super::predfile::parse(path, bytes, len, std::mem::size_of::<S>())?;
+    Ok(PredView {
+        offsets,
+        sources: S::words(path, sources)?,
+    })
 }
 
 /// One range's predecessor lists in the width its tier's [`EdgeCodec`] chose.
@@ -470,8 +447,9 @@ mod tests {
         let r = PredRange::<u32>::build(3, &[N.pack(1, 7), N.pack(1, 8)], N).unwrap();
         r.write(&p).unwrap();
         let bytes = std::fs::read(&p).unwrap();
-        // The narrow layout: offsets then sources, no padding (what earlier versions wrote).
-        assert_eq!(bytes.len(), 4 * 4 + 4 * 2);
+        // The narrow layout: kind and count, one block (two block offsets, three in-block
+        // offsets, padded to 4 bytes), then the sources.
+        assert_eq!(bytes.len(), 8 + 2 * 4 + 8 + 4 * 2);
         assert_eq!(r.checksum(), Checksum::of(&bytes));
         let words = aligned(&bytes);
         let all = &u64_bytes(&words)[..bytes.len()];
@@ -578,7 +556,7 @@ mod tests {
             let bytes = std::fs::read(&p).unwrap();
             assert_eq!(
                 bytes.len(),
-                (4 * (len + 1)).next_multiple_of(8) + 8 * big.len()
+                (8 + 2 * 4 + 2 * len).next_multiple_of(8) + 8 * big.len()
             );
             assert_eq!(sum, Checksum::of(&bytes));
             let words = aligned(&bytes);

@@ -4,6 +4,8 @@
 //! |---------------|----------------------------------------------------------------------|
 //! | [`cell`]      | the per-position working cell and what lower tiers say about it       |
 //! | [`graph`]     | edges bucketed by target range, predecessor lists per range           |
+//! | [`edgelog`]   | edge logs in compact pieces of varints                                |
+//! | [`predfile`]  | a range's predecessor lists as a file, offsets in blocks              |
 //! | [`huge`]      | large vectors in huge pages where the kernel gives them               |
 //! | [`pass`]      | the successor pass over a block of positions                          |
 //! | [`attractor`] | level-ordered WIN/LOSS propagation; what stays open is a draw          |
@@ -18,6 +20,7 @@
 //! | [`disk`]      | bytes written by the process, bytes held by a directory               |
 //! | [`estimate`]  | a run sized before it starts (`--dry-run`): tiers, ranges, disk, time |
 //! | [`sample`]    | a solve's time from a timed sample of its largest tier                |
+//! | [`space`]     | free disk checked against the model before a solve starts             |
 //! | [`tables`]    | finished tiers for lookups                                            |
 //! | [`reach`]     | the positions reachable from one start, solved as one graph           |
 //! | [`run`]       | tiers in order into a run directory; finished tiers go to a [`run::TierSink`] |
@@ -32,17 +35,20 @@ pub mod cell;
 pub mod checkpoint;
 pub mod counts;
 pub mod disk;
+pub mod edgelog;
 pub mod estimate;
 pub mod graph;
 pub mod huge;
 pub mod messages;
 pub mod owned;
 pub mod pass;
+pub mod predfile;
 pub mod reach;
 pub mod request;
 pub mod resume;
 pub mod run;
 pub mod sample;
+pub mod space;
 pub mod tables;
 pub mod tier;
 pub mod work;

@@ -15,7 +15,6 @@ use super::tables::Lookup;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
 use crate::store::append::AppendLog;
-use crate::store::bytes::u64_bytes;
 use crate::value::MAX_DEPTH;
 
 /// Positions one worker takes at a time.
@@ -38,11 +37,13 @@ struct Scratch {
     behind: Vec<Successor>,
     inside: Vec<u64>,
     buckets: Vec<Vec<PackedEdge>>,
+    /// A bucket encoded for its log ([`super::edgelog`]).
+    piece: Vec<u8>,
 }
 
 /// Generates successors for positions `start..start + cells.len()` of `tier`, filling their
 /// working cells and appending in-tier edges to `edge_logs` (one per range of the tier's
-/// `codec`, which packs them). Indices are tier-wide `u64` throughout; only offsets inside a
+/// `codec`, in the pieces of [`super::edgelog`]). Indices are tier-wide `u64` throughout; only offsets inside a
 /// range are narrowed.
 ///
 /// Lower tiers are looked up at random, and a lookup that misses the cache costs as much as
@@ -70,6 +71,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                 behind: Vec::with_capacity(64),
                 inside: Vec::with_capacity(64),
                 buckets: vec![Vec::new(); ranges],
+                piece: Vec::new(),
             },
             |scratch, (ci, chunk)| {
                 let first = start + (ci * PASS_CHUNK) as u64;
@@ -79,6 +81,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                     behind,
                     inside,
                     buckets,
+                    piece,
                 } = scratch;
                 let mut due = Vec::new();
                 let mut failure = None;
@@ -133,7 +136,9 @@ pub fn pass_block<G: Game, L: Lookup>(
                 let mut written = Ok(());
                 for (r, b) in buckets.iter_mut().enumerate() {
                     if !b.is_empty() && written.is_ok() {
-                        written = edge_logs[r].append(u64_bytes(b));
+                        piece.clear();
+                        super::edgelog::encode_piece(codec, b, piece);
+                        written = edge_logs[r].append(piece);
                     }
                     b.clear();
                 }

@@ -95,6 +95,9 @@ pub struct SolveConfig {
     /// [`NARROW_LIMIT`], the most that 32-bit indices hold; tests lower it to run the wide
     /// path on small instances, results are the same).
     pub wide_above: u64,
+    /// Refuse to start when the model's peak disk exceeds the free space of the run
+    /// directory or work folder (`--no-disk-check` turns it off).
+    pub disk_check: bool,
 }
 
 impl SolveConfig {
@@ -111,6 +114,7 @@ impl SolveConfig {
             force: false,
             keep_tables: false,
             wide_above: NARROW_LIMIT,
+            disk_check: true,
         }
     }
 }
@@ -287,9 +291,13 @@ pub fn solve_with<G: Game>(
 ) -> Result<SolveReport> {
     let start = Instant::now();
     let tiers = game.tiers_up_to(cfg.seeds)?;
-    let plan = plan_run(game, &tiers, cfg)?;
+    let shapes = tier_shapes(game, &tiers, cfg)?;
+    let plan = plan_shapes(&shapes, cfg)?;
     let descriptor = game.descriptor();
     let fp = fingerprint(&descriptor);
+    if cfg.disk_check {
+        check_disk(&shapes, &plan, cfg)?;
+    }
     if !cfg.resume {
         refuse_foreign_dir(&cfg.out)?;
     }
@@ -485,6 +493,9 @@ pub fn solve_with<G: Game>(
         }
         let t0 = Instant::now();
         let written0 = process_bytes_written();
+        // The finished tiers' files (the run directory without work files), which the
+        // tier's work files add to.
+        let base_disk = dir_bytes(&cfg.out).saturating_sub(dir_bytes(&cfg.out.join("work")));
         let size = game.tier_size(tier)?;
         progress.tier_started(tier, game.tier_seeds(tier), size);
         let resume = ckpt.manifest.current.take().filter(|c| c.tier == tier);
@@ -497,6 +508,14 @@ pub fn solve_with<G: Game>(
                      finished tiers are kept",
                     c.work.display()
                 ));
+                None
+            }
+            Some(c) if c.format != super::checkpoint::WORK_FORMAT => {
+                progress.notice(&format!(
+                    "the work files of tier {tier} were written by an earlier version; solving \
+                     tier {tier} again, finished tiers are kept"
+                ));
+                remove_work_dir(&c.work)?;
                 None
             }
             r => r,
@@ -547,13 +566,15 @@ pub fn solve_with<G: Game>(
             bdb: Some(bdb),
         });
         ckpt.save(None)?;
-        // The tier's work files are at their largest now, beside everything finished.
-        let peak_disk = dir_bytes(&cfg.out)
+        // The run's disk now (its work files are still there), or while the tier's work files
+        // were at their largest beside the finished tiers, whichever is more.
+        let peak_disk = (dir_bytes(&cfg.out)
             + if is_under(&work, &cfg.out) {
                 0
             } else {
                 dir_bytes(&work)
-            };
+            })
+        .max(base_disk + solved.timings.peak_work_disk);
         let bytes_written = match (written0, process_bytes_written()) {
             (Some(a), Some(b)) => b.saturating_sub(a),
             _ => bytes,
@@ -598,6 +619,19 @@ pub fn solve_with<G: Game>(
     report.summary = Summary::from_stored(&stored);
     report.wall = start.elapsed();
     Ok(report)
+}
+
+/// Refuses a run that the model says will not fit the free disk (before anything is
+/// written). Tiers a manifest in `cfg.out` records as finished are on disk already and cost
+/// nothing more (unless `--force` discards them first).
+fn check_disk(shapes: &[TierShape], plan: &MemoryPlan, cfg: &SolveConfig) -> Result<()> {
+    let finished: Vec<Tier> = match Manifest::load(&cfg.out) {
+        Ok(Some(m)) if !cfg.force => m.tiers.iter().map(|r| r.tier).collect(),
+        _ => Vec::new(),
+    };
+    let need = super::space::disk_need(shapes, plan, &|t| finished.contains(&t));
+    let work = cfg.tmp.clone().unwrap_or_else(|| cfg.out.join("work"));
+    super::space::check(need, &cfg.out, &work)
 }
 
 /// Runs `f` (a sink compressing a tier a block per worker thread) on `workers` threads, the

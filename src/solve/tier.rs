@@ -27,6 +27,7 @@ use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use super::counts::{TierCounts, TierTimings};
+use super::edgelog;
 use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
 use super::messages::Messages;
 use super::pass::pass_block;
@@ -157,6 +158,9 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) preds_mem: Vec<Option<(Preds, bool)>>,
     pub(super) message_budget: u64,
     pub(super) timings: TierTimings,
+    /// Files of consumed logs (due logs of finished levels): deleted once a checkpoint that
+    /// no longer names them is saved.
+    pub(super) consumed: Vec<PathBuf>,
 }
 
 impl<'g, G: Game> Job<'g, G> {
@@ -212,6 +216,7 @@ impl<'g, G: Game> Job<'g, G> {
             slots: Vec::new(),
             preds: Vec::new(),
             in_tier_edges: 0,
+            format: super::checkpoint::WORK_FORMAT,
         };
         let mut job = Job::empty(game, tier, st, ranges, opts.plan.messages);
         for r in 0..ranges {
@@ -246,6 +251,7 @@ impl<'g, G: Game> Job<'g, G> {
             preds_mem: (0..ranges).map(|_| None).collect(),
             message_budget,
             timings: TierTimings::default(),
+            consumed: Vec::new(),
         }
     }
 
@@ -259,10 +265,15 @@ impl<'g, G: Game> Job<'g, G> {
                 }
             }
         }
-        if self.st.phase <= Phase::Predecessors {
-            for (r, log) in self.edge_logs.iter().enumerate() {
-                logs.insert(LogName::Edges(r), log.commit()?);
-            }
+        // Edge logs of ranges whose predecessor lists are built are not needed by this
+        // checkpoint: they are deleted once it is saved.
+        let needed_edges = match self.st.phase {
+            Phase::Successors => 0,
+            Phase::Predecessors => self.st.next as usize,
+            Phase::Attractor => self.edge_logs.len(),
+        };
+        for (r, log) in self.edge_logs.iter().enumerate().skip(needed_edges) {
+            logs.insert(LogName::Edges(r), log.commit()?);
         }
         for (&(l, r), log) in &self.due {
             logs.insert(LogName::Due { level: l, range: r }, log.commit()?);
@@ -299,7 +310,39 @@ impl<'g, G: Game> Job<'g, G> {
             crate::store::sync_dir(&self.st.work)?;
         }
         self.pinned.iter_mut().for_each(|p| *p = true);
-        ckpt.save(Some(self.st.clone()))
+        ckpt.save(Some(self.st.clone()))?;
+        // What the saved checkpoint no longer names, and no earlier one will be resumed from.
+        // (Deleting a log twice is harmless: its file is gone, its handle holds nothing.)
+        for log in self.edge_logs.iter().take(needed_edges) {
+            log.discard()?;
+        }
+        // A range's other cell slot is named by no checkpoint now (the next change copies
+        // into it afresh).
+        if self.st.phase >= Phase::Predecessors {
+            for r in 0..self.ranges {
+                let other = self.path(WorkFile::Cells {
+                    range: r,
+                    slot: self.slot[r].other(),
+                });
+                self.consumed.push(other);
+            }
+        }
+        for path in std::mem::take(&mut self.consumed) {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::io(&path, e))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes the disk the work files take now (plus `extra` bytes of the tier's other files)
+    /// if it is the most so far: the tier's peak, which its report gives.
+    fn note_disk(&mut self, extra: u64) {
+        let now = super::disk::dir_bytes(&self.st.work) + extra;
+        self.timings.peak_work_disk = self.timings.peak_work_disk.max(now);
     }
 
     fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
@@ -410,6 +453,7 @@ impl<'g, G: Game> Job<'g, G> {
         self.pinned = vec![pinned; self.ranges];
         self.st.phase = Phase::Predecessors;
         self.st.next = 0;
+        self.note_disk(0);
         Ok(())
     }
 
@@ -425,10 +469,12 @@ impl<'g, G: Game> Job<'g, G> {
             let path = log.path().to_path_buf();
             let len = self.range_len(r);
             let codec = self.codec();
-            let preds = log.with_bytes(|bytes| {
-                let edges = crate::store::bytes::as_u64(&path, bytes)?;
-                Preds::build(len, edges, codec)
-            })??;
+            // Counted first, so that the decoded edges take exactly their 8 bytes each.
+            let n = log.with_reader(|rd| edgelog::count(&path, rd))??;
+            let mut edges = super::huge::with_capacity(n as usize);
+            log.with_reader(|rd| edgelog::decode(codec, len, &path, rd, &mut edges))??;
+            let preds = Preds::build(len, &edges, codec)?;
+            drop(edges);
             let sum = if self.resident {
                 let sum = preds.checksum();
                 self.preds_mem[r] = Some((preds, false));
@@ -442,13 +488,18 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.preds.push(sum);
             self.st.next += 1;
             progress.advance(1);
-            if ckpt.due() {
+            self.note_disk(0);
+            // Out of core, a range's edge log goes as soon as a checkpoint no longer needs it
+            // (the checkpoint deletes it), so the edge logs and predecessor files of a tier
+            // are never on disk together.
+            if !self.resident || ckpt.due() {
                 self.checkpoint(ckpt)?;
             }
         }
         self.st.phase = Phase::Attractor;
         self.st.next = 0;
-        // Edge logs are not needed any more; their files go with the work directory.
+        // Edge logs are not needed any more; files left are deleted by the next checkpoint
+        // or with the work directory.
         self.edge_logs.clear();
         Ok(())
     }
@@ -529,6 +580,7 @@ impl<'g, G: Game> Job<'g, G> {
             if !self.resident {
                 kept = None;
             }
+            self.note_disk(0);
             // Step 2: apply them, range by range.
             for r in 0..self.ranges {
                 let m = msgs.take(r)?;
@@ -547,6 +599,17 @@ impl<'g, G: Game> Job<'g, G> {
                 self.queue(r, &newly)?;
             }
             msgs.cleanup();
+            // This level's due logs are read: their files go with the next checkpoint.
+            let done: Vec<(u32, usize)> = self
+                .due
+                .range((level, 0)..=(level, usize::MAX))
+                .map(|(&k, _)| k)
+                .collect();
+            for k in done {
+                if let Some(log) = self.due.remove(&k) {
+                    self.consumed.push(log.path().to_path_buf());
+                }
+            }
             level += 1;
             self.st.next = level as u64;
             progress.level_done(level, decided);
@@ -555,6 +618,21 @@ impl<'g, G: Game> Job<'g, G> {
             }
         }
         self.timings.levels = level;
+        // Out of core, one more checkpoint that names no predecessor file lets them go
+        // before the table is written beside the cells.
+        if !self.resident && !self.st.preds.is_empty() {
+            self.st.preds.clear();
+            self.checkpoint(ckpt)?;
+            for r in 0..self.ranges {
+                let path = self.path(WorkFile::Preds(r));
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(Error::io(&path, e))
+                    }
+                    _ => {}
+                }
+            }
+        }
         Ok(())
     }
 
@@ -588,6 +666,8 @@ impl<'g, G: Game> Job<'g, G> {
                 Ok(())
             },
         )?;
+        let table = std::fs::metadata(table_path).map_or(0, |m| m.len());
+        self.note_disk(table);
         Ok((counts, header, bytes))
     }
 }

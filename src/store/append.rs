@@ -35,6 +35,8 @@ struct Inner {
     hold: bool,
     /// Bytes written to the file (not counting `buf`).
     written: u64,
+    /// Bytes known to be synced: a commit with nothing new skips its sync.
+    synced: u64,
     crc: crc32fast::Hasher,
 }
 
@@ -74,6 +76,7 @@ impl AppendLog {
                 buf: Vec::new(),
                 hold: false,
                 written: 0,
+                synced: 0,
                 crc: crc32fast::Hasher::new(),
             }),
         })
@@ -121,6 +124,7 @@ impl AppendLog {
                 buf: Vec::new(),
                 hold: false,
                 written: c.len,
+                synced: 0,
                 crc,
             }),
         })
@@ -156,6 +160,39 @@ impl AppendLog {
         // appends while the lock guard is held.
         let map = unsafe { memmap2::Mmap::map(&g.file) }.map_err(|e| Error::io(&self.path, e))?;
         Ok(f(&map))
+    }
+
+    /// Calls `f` with a reader of every byte appended so far, from memory while nothing has
+    /// been written, else read sequentially from the file (after writing the buffer): unlike
+    /// [`AppendLog::with_bytes`], a large log is not mapped, so its pages never count as the
+    /// process's resident memory.
+    pub fn with_reader<R>(&self, f: impl FnOnce(&mut dyn Read) -> R) -> Result<R> {
+        let mut g = self.inner.lock().expect("log lock");
+        if g.written == 0 {
+            return Ok(f(&mut &g.buf[..]));
+        }
+        Self::write_buf(&mut g, &self.path)?;
+        let at = ReadAt {
+            file: &g.file,
+            pos: 0,
+            end: g.written,
+        };
+        Ok(f(&mut std::io::BufReader::with_capacity(1 << 20, at)))
+    }
+
+    /// Deletes the log's file (emptied first, so its disk is freed even while the handle
+    /// lives) and drops what it holds: for a log that no checkpoint will name again.
+    pub fn discard(&self) -> Result<()> {
+        let mut g = self.inner.lock().expect("log lock");
+        if !g.hold {
+            BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+        }
+        g.buf = Vec::new();
+        g.file.set_len(0).map_err(|e| Error::io(&self.path, e))?;
+        match std::fs::remove_file(&self.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&self.path, e)),
+            _ => Ok(()),
+        }
     }
 
     /// Appends `bytes` (whole, never interleaved with another worker's call).
@@ -210,7 +247,10 @@ impl AppendLog {
     pub fn commit(&self) -> Result<Committed> {
         let mut g = self.inner.lock().expect("log lock");
         Self::write_buf(&mut g, &self.path)?;
-        g.file.sync_data().map_err(|e| Error::io(&self.path, e))?;
+        if g.synced != g.written || g.written == 0 {
+            g.file.sync_data().map_err(|e| Error::io(&self.path, e))?;
+            g.synced = g.written;
+        }
         Ok(Committed {
             len: g.written,
             crc: g.crc.clone().finalize(),
@@ -225,6 +265,27 @@ impl AppendLog {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+/// A file read sequentially from `pos` to `end` by position (the log's own handle keeps its
+/// append offset).
+struct ReadAt<'a> {
+    file: &'a File,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = (buf.len() as u64).min(self.end - self.pos) as usize;
+        if n == 0 {
+            return Ok(0);
+        }
+        let got = self.file.read_at(&mut buf[..n], self.pos)?;
+        self.pos += got as u64;
+        Ok(got)
     }
 }
 

@@ -6,6 +6,7 @@
 //! | `BAWO_FAIL_WRITES_AFTER=bytes`   | work-file writes fail with "no space left" past that many bytes |
 //! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 64-bit predecessor sources, as tiers of more than 2^32 positions do |
+//! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
 //!
 //! They are read once; without them nothing here costs more than a relaxed atomic load.
 
@@ -42,6 +43,12 @@ pub fn message_budget() -> Option<u64> {
 pub fn wide_above() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     *V.get_or_init(|| env_u64("BAWO_WIDE_ABOVE"))
+}
+
+/// The free disk a test makes the solver's disk check see, if it sets one.
+pub fn free_disk() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_FREE_DISK"))
 }
 
 static CHECKPOINTS: AtomicU64 = AtomicU64::new(0);

@@ -1,0 +1,216 @@
+//! In-tier edges as the successor pass logs them: compact pieces of varints, about 4 to 5
+//! bytes per edge where a [`PackedEdge`] takes 8. Edge logs are the largest work files of an
+//! out-of-core tier (in disk, and in bytes written), so they are worth the few lines.
+//!
+//! A worker appends the edges of one chunk of positions into one range as one piece. Its
+//! sources never decrease (positions are generated in order), so each edge is written as one
+//! varint of `(source - previous source) << range_bits | target offset`:
+//!
+//! ```text
+//! piece := body length (u32 LE) · edge count (u32 LE) · body
+//! body  := varint(first source) · varint((Δsource << range_bits) | target offset) per edge
+//! ```
+//!
+//! Pieces of different workers interleave in a log; each stands on its own.
+
+use std::io::Read;
+use std::path::Path;
+
+use super::graph::{EdgeCodec, PackedEdge};
+use crate::error::{Error, Result};
+
+/// Appends `v` as a little-endian base-128 varint.
+#[inline]
+fn put_varint(out: &mut Vec<u8>, mut v: u128) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Reads a varint at `*at` in `body`, advancing `*at`.
+#[inline]
+fn get_varint(body: &[u8], at: &mut usize) -> Option<u128> {
+    let mut v = 0u128;
+    let mut shift = 0u32;
+    loop {
+        let b = *body.get(*at)?;
+        *at += 1;
+        if shift > 126 {
+            return None;
+        }
+        v |= ((b & 0x7f) as u128) << shift;
+        if b < 0x80 {
+            return Some(v);
+        }
+        shift += 7;
+    }
+}
+
+/// Appends `edges` (packed by `codec`) to `out` as one piece. Sorts them by source first
+/// when they are not in order already (the successor pass gives them in order).
+pub fn encode_piece(codec: EdgeCodec, edges: &mut [PackedEdge], out: &mut Vec<u8>) {
+    if edges.is_empty() {
+        return;
+    }
+    if edges
+        .windows(2)
+        .any(|w| codec.source(w[0]) > codec.source(w[1]))
+    {
+        edges.sort_by_key(|&e| codec.source(e));
+    }
+    let head = out.len();
+    out.extend_from_slice(&[0u8; 8]);
+    let bits = codec.range_bits();
+    let mut prev = codec.source(edges[0]);
+    put_varint(out, prev as u128);
+    for &e in edges.iter() {
+        let s = codec.source(e);
+        put_varint(out, ((s - prev) as u128) << bits | codec.target(e) as u128);
+        prev = s;
+    }
+    let body = (out.len() - head - 8) as u32;
+    out[head..head + 4].copy_from_slice(&body.to_le_bytes());
+    out[head + 4..head + 8].copy_from_slice(&(edges.len() as u32).to_le_bytes());
+}
+
+/// Reads a piece's header: body length and edge count; `None` at the end of the log.
+fn header(path: &Path, r: &mut dyn Read) -> Result<Option<(usize, usize)>> {
+    let mut h = [0u8; 8];
+    let mut got = 0;
+    while got < 8 {
+        match r.read(&mut h[got..]) {
+            Ok(0) if got == 0 => return Ok(None),
+            Ok(0) => return Err(Error::corrupt(path, "edge log ends inside a piece")),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    let body = u32::from_le_bytes(h[..4].try_into().expect("4")) as usize;
+    let count = u32::from_le_bytes(h[4..].try_into().expect("4")) as usize;
+    Ok(Some((body, count)))
+}
+
+/// Edges in a log, from its piece headers (a first pass, so that [`decode`] can allocate
+/// exactly what the edges take).
+pub fn count(path: &Path, r: &mut dyn Read) -> Result<u64> {
+    let mut total = 0u64;
+    let mut skip = vec![0u8; 1 << 16];
+    while let Some((body, count)) = header(path, r)? {
+        let mut left = body;
+        while left > 0 {
+            let n = left.min(skip.len());
+            r.read_exact(&mut skip[..n])
+                .map_err(|_| Error::corrupt(path, "edge log ends inside a piece"))?;
+            left -= n;
+        }
+        total += count as u64;
+    }
+    Ok(total)
+}
+
+/// Decodes every piece of a log into `out` (packed by `codec`), checking each against the
+/// range of `len` positions it belongs to.
+pub fn decode(
+    codec: EdgeCodec,
+    len: usize,
+    path: &Path,
+    r: &mut dyn Read,
+    out: &mut Vec<PackedEdge>,
+) -> Result<()> {
+    let bad = |why: &str| Error::corrupt(path, format!("edge log: {why}"));
+    let bits = codec.range_bits();
+    let mask = (1u128 << bits) - 1;
+    let mut body = Vec::new();
+    while let Some((size, count)) = header(path, r)? {
+        body.resize(size, 0);
+        r.read_exact(&mut body)
+            .map_err(|_| bad("ends inside a piece"))?;
+        let mut at = 0usize;
+        let mut source = get_varint(&body, &mut at).ok_or_else(|| bad("bad first source"))?;
+        for _ in 0..count {
+            let v = get_varint(&body, &mut at).ok_or_else(|| bad("bad edge"))?;
+            source += v >> bits;
+            let target = (v & mask) as usize;
+            if target >= len || source > u64::MAX as u128 {
+                return Err(bad("edge out of its range"));
+            }
+            out.push(codec.pack(target as u64, source as u64));
+        }
+        if at != body.len() {
+            return Err(bad("piece longer than its edges"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(codec: EdgeCodec, len: usize, pieces: &[Vec<PackedEdge>]) -> Vec<PackedEdge> {
+        let mut bytes = Vec::new();
+        for p in pieces {
+            encode_piece(codec, &mut p.clone(), &mut bytes);
+        }
+        let path = Path::new("edges-0.log");
+        assert_eq!(
+            count(path, &mut &bytes[..]).unwrap(),
+            pieces.iter().map(|p| p.len() as u64).sum::<u64>()
+        );
+        let mut out = Vec::new();
+        decode(codec, len, path, &mut &bytes[..], &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn pieces_round_trip_in_order_and_take_few_bytes() {
+        let c = EdgeCodec::narrow(20);
+        let a: Vec<u64> = (0..1000u64)
+            .map(|i| c.pack((i * 7919) % (1 << 20), 5_000_000 + i / 3))
+            .collect();
+        let b = vec![c.pack(0, 0), c.pack((1 << 20) - 1, u32::MAX as u64)];
+        let got = round_trip(c, 1 << 20, &[a.clone(), b.clone(), Vec::new()]);
+        assert_eq!(got, [a.clone(), b].concat());
+        let mut bytes = Vec::new();
+        encode_piece(c, &mut a.clone(), &mut bytes);
+        assert!(bytes.len() < 4 * a.len(), "{} bytes", bytes.len());
+    }
+
+    #[test]
+    fn unordered_pieces_are_sorted_by_source_and_wide_sources_survive() {
+        let c = EdgeCodec::new(true, 24);
+        let big = [(1u64 << 40) - 1, 1 << 32, 7, (1 << 39) + 3];
+        let edges: Vec<u64> = big
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| c.pack(i as u64, s))
+            .collect();
+        let mut got = round_trip(c, 4, std::slice::from_ref(&edges));
+        let mut want = edges;
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn damaged_logs_are_refused() {
+        let c = EdgeCodec::narrow(10);
+        let mut bytes = Vec::new();
+        encode_piece(c, &mut [c.pack(3, 9), c.pack(1000, 12)], &mut bytes);
+        let path = Path::new("edges-0.log");
+        let mut out = Vec::new();
+        // A target beyond the range.
+        assert!(decode(c, 500, path, &mut &bytes[..], &mut out).is_err());
+        // A cut piece.
+        let cut = &bytes[..bytes.len() - 1];
+        assert!(decode(c, 1024, path, &mut &cut[..], &mut out).is_err());
+        assert!(count(path, &mut &cut[..]).is_err());
+        // A count that disagrees with the body.
+        let mut more = bytes.clone();
+        more[4] += 1;
+        assert!(decode(c, 1024, path, &mut &more[..], &mut out).is_err());
+    }
+}
