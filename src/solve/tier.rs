@@ -13,7 +13,13 @@
 //! manifest) and cut back to that length on resume. Cells are changed in place during the
 //! attractor, but the first change to a range after a checkpoint happens in a copy (the other
 //! slot), so the checkpointed slot is never modified. Checkpoints are taken when the configured
-//! interval has passed since the last one, at the end of a unit of work.
+//! interval has passed since the last one, at the end of a unit of work; out of core also after
+//! every range of the predecessor phase and once the attractor is done.
+//!
+//! Work files go as soon as no checkpoint needs them, so that a tier's disk peaks at the
+//! larger of its two busiest moments rather than at their sum: a checkpoint deletes what it no
+//! longer names (edge logs of ranges whose predecessor lists are built, due logs of finished
+//! levels, each range's other cell slot, and after the attractor the predecessor files).
 
 use std::collections::BTreeMap;
 use std::fs::File;
