@@ -57,10 +57,25 @@ impl<'g, G: Game> Job<'g, G> {
             }
         }
         if job.st.phase <= Phase::Predecessors {
-            for e in edges {
-                job.edge_logs.push(e.ok_or_else(|| {
-                    Error::corrupt(&job.st.work, "edge logs missing from the checkpoint")
-                })?);
+            // Edge logs of ranges whose predecessor lists the checkpoint holds were deleted:
+            // an empty stand-in keeps the indices (the next checkpoint deletes it).
+            let built = if job.st.phase == Phase::Predecessors {
+                job.st.next as usize
+            } else {
+                0
+            };
+            for (r, e) in edges.into_iter().enumerate() {
+                let log = match e {
+                    Some(log) => log,
+                    None if r < built => AppendLog::create(&job.path(WorkFile::Edges(r)))?,
+                    None => {
+                        return Err(Error::corrupt(
+                            &job.st.work,
+                            "edge logs missing from the checkpoint",
+                        ))
+                    }
+                };
+                job.edge_logs.push(log);
             }
         }
         if job.st.phase >= Phase::Predecessors {
