@@ -2,9 +2,10 @@
 //! cut at equal estimated work. Positions of a tier differ in work (how many successors they
 //! generate, how many of those stay in the tier and are exchanged, listed and messaged), and
 //! the differences follow the index (the board's seeds move from pit to pit along it), so
-//! equal counts leave some ranks waiting for others. A [`TierSample`] counts the work of
-//! evenly spread positions, deterministically, and the slices are cut where the running sum
-//! of that work reaches each rank's share. Results do not depend on the cut (see
+//! equal counts leave some ranks waiting for others. A [`TierSample`] estimates the work of
+//! evenly spread positions, deterministically (counted successors and edges, plus a share
+//! per position), and the slices are cut where the running sum of that work reaches each
+//! rank's share. Results do not depend on the cut (see
 //! [`super::slice`]).
 
 use rayon::prelude::*;
@@ -88,8 +89,9 @@ pub struct Load {
     pub cost: f64,
 }
 
-/// The work of evenly spread positions of one tier: sample `k` is position
-/// `k * states / samples` and stands for the positions up to the next sample.
+/// The estimated work of evenly spread positions of one tier: sample `k` is position
+/// `k * states / samples` and stands for the positions up to the next sample; its cost is
+/// its [`position_cost`] plus the sample's mean of them.
 #[derive(Clone, Debug)]
 pub struct TierSample {
     states: u64,
@@ -125,7 +127,12 @@ impl TierSample {
                 (position_cost(succ.len(), inside.len()), inside)
             })
             .collect();
-        let (costs, targets) = per.into_iter().unzip();
+        let (mut costs, targets): (Vec<u64>, _) = per.into_iter().unzip();
+        // Every position also costs about as much as an average one's successors: with
+        // slices of equal counts the ranks' CPU time varied about half as much as their
+        // counted work (README), so the counts alone overweight positions with many.
+        let mean = costs.iter().sum::<u64>() / costs.len().max(1) as u64;
+        costs.iter_mut().for_each(|c| *c += mean);
         TierSample {
             states,
             at,
