@@ -7,9 +7,11 @@
 #
 #   scripts/serve-load.sh            # bawo n=3 lap-cap=64 up to SEEDS=12 seeds
 #   SEEDS=8 scripts/serve-load.sh    # a smaller database
+#   THREADS=1 scripts/serve-load.sh  # the server's --threads (default 0: one per core)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEEDS="${SEEDS:-12}"
+THREADS="${THREADS:-0}"
 cargo build --release --quiet --bin bawo --example serve_load
 bin=target/release/bawo
 load=target/release/examples/serve_load
@@ -23,7 +25,7 @@ trap cleanup EXIT
 
 "$bin" solve --game bawo --n 3 --lap-cap 64 --seeds "$SEEDS" --out "$work/db" --quiet
 echo "database: bawo n=3 lap-cap=64 up to $SEEDS seeds, $(du -sh "$work/db" | cut -f1) on disk"
-"$bin" serve --db "$work/db" --addr 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
+"$bin" serve --db "$work/db" --addr 127.0.0.1:0 --threads "$THREADS" >"$work/serve.out" 2>"$work/serve.err" &
 pid=$!
 addr=""
 for _ in $(seq 1 300); do
@@ -32,7 +34,7 @@ for _ in $(seq 1 300); do
     sleep 0.1
 done
 [ -n "$addr" ] || { echo "server did not start"; cat "$work/serve.err"; exit 1; }
-echo "server: pid $pid at $addr"
+echo "server: pid $pid at $addr, --threads $THREADS"
 rss() { awk '/^VmRSS|^VmHWM/ {printf "%s %s %s  ", $1, $2, $3}' "/proc/$pid/status"; echo; }
 echo "memory before load: $(rss)"
 for run in "1000 1000" "1000 1000" "10000 64"; do
