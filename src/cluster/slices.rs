@@ -10,7 +10,8 @@
 
 use rayon::prelude::*;
 
-use crate::game::{Game, Successor, Tier};
+use crate::game::{Game, Tier};
+use crate::solve::pass::distinct_in_tier;
 
 /// Environment variable: set (to anything) to cut slices of equal counts instead (to measure
 /// what balancing gains; results are the same).
@@ -115,15 +116,7 @@ impl TierSample {
             .map_init(Vec::new, |succ, &i| {
                 succ.clear();
                 game.successors(&game.position(tier, i), succ);
-                let mut inside: Vec<u64> = succ
-                    .iter()
-                    .filter_map(|s| match *s {
-                        Successor::Position { tier: t, index } if t == tier => Some(index),
-                        _ => None,
-                    })
-                    .collect();
-                inside.sort_unstable();
-                inside.dedup();
+                let inside = distinct_in_tier(tier, succ);
                 (position_cost(succ.len(), inside.len()), inside)
             })
             .collect();
