@@ -10,33 +10,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS_LIST="${THREADS_LIST:-0 1}"
 ROUNDS="${ROUNDS:-3}"
-cargo build --release --quiet --bin bawo --example serve_load
-bin=target/release/bawo
-load=target/release/examples/serve_load
-work="$(mktemp -d)"
-pid=""
-cleanup() {
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -INT "$pid"; wait "$pid" || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+. scripts/serve-common.sh
 "$bin" solve --game bawo --n 3 --lap-cap 64 --seeds 12 --out "$work/db" --quiet
 for _ in $(seq 1 "$ROUNDS"); do
     for t in $THREADS_LIST; do
-        "$bin" serve --db "$work/db" --addr 127.0.0.1:0 --threads "$t" >"$work/out" 2>"$work/err" &
-        pid=$!
-        addr=""
-        for _ in $(seq 1 100); do
-            addr="$(grep -o 'http://[^/]*' "$work/out" 2>/dev/null | sed 's#http://##' || true)"
-            [ -n "$addr" ] && break
-            sleep 0.1
-        done
-        [ -n "$addr" ] || { echo "server did not start"; cat "$work/err"; exit 1; }
+        start_server "$t"
         for _ in 1 2; do
             echo "threads=$t $(timeout 60 "$load" --addr "$addr" --db "$work/db" --requests 1000 --concurrency 1000)"
         done
-        kill -INT "$pid"
-        wait "$pid"
-        pid=""
+        stop_server
     done
 done
