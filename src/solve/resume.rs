@@ -56,28 +56,6 @@ impl<'g, G: Game> Job<'g, G> {
                 }
             }
         }
-        if job.st.phase <= Phase::Predecessors {
-            // Edge logs of ranges whose predecessor lists the checkpoint holds were deleted:
-            // an empty stand-in keeps the indices (the next checkpoint deletes it).
-            let built = if job.st.phase == Phase::Predecessors {
-                job.st.next as usize
-            } else {
-                0
-            };
-            for (r, e) in edges.into_iter().enumerate() {
-                let log = match e {
-                    Some(log) => log,
-                    None if r < built => AppendLog::create(&job.path(WorkFile::Edges(r)))?,
-                    None => {
-                        return Err(Error::corrupt(
-                            &job.st.work,
-                            "edge logs missing from the checkpoint",
-                        ))
-                    }
-                };
-                job.edge_logs.push(log);
-            }
-        }
         if job.st.phase >= Phase::Predecessors {
             if job.st.slots.len() != ranges {
                 return Err(Error::corrupt(
@@ -111,6 +89,30 @@ impl<'g, G: Game> Job<'g, G> {
                         "predecessor file does not match its checksum",
                     ));
                 }
+            }
+        }
+        if job.st.phase <= Phase::Predecessors {
+            // Edge logs of ranges whose predecessor lists the checkpoint holds were deleted:
+            // an empty stand-in keeps the indices (the next checkpoint deletes it). Created only
+            // now, after every file the checkpoint names has been checked, so that a damaged
+            // checkpoint is refused before anything is written.
+            let built = if job.st.phase == Phase::Predecessors {
+                job.st.next as usize
+            } else {
+                0
+            };
+            for (r, e) in edges.into_iter().enumerate() {
+                let log = match e {
+                    Some(log) => log,
+                    None if r < built => AppendLog::create(&job.path(WorkFile::Edges(r)))?,
+                    None => {
+                        return Err(Error::corrupt(
+                            &job.st.work,
+                            "edge logs missing from the checkpoint",
+                        ))
+                    }
+                };
+                job.edge_logs.push(log);
             }
         }
         Ok(job)

@@ -378,8 +378,16 @@ pub fn solve_with<G: Game>(
             m
         }
     };
+    // The checkpoint of a tier already recorded as finished: the run was killed after
+    // recording the tier and before its work files (perhaps under another --tmp) were removed.
+    if let Some(c) = manifest
+        .current
+        .take_if(|c| manifest.tiers.iter().any(|r| r.tier == c.tier))
+    {
+        remove_work_dir(&c.work)?;
+    }
     if let Some(c) = &manifest.current {
-        if manifest.record(c.tier).is_some() || !tiers.contains(&c.tier) {
+        if !tiers.contains(&c.tier) {
             return Err(Error::corrupt(
                 Manifest::path(&cfg.out),
                 format!(
@@ -565,7 +573,10 @@ pub fn solve_with<G: Game>(
             checksum: solved.header.checksum,
             bdb: Some(bdb),
         });
-        ckpt.save(None)?;
+        // The tier's last checkpoint stays in the manifest until its work files are removed
+        // below: a run killed in between finds them by it, wherever they are.
+        let last = ckpt.manifest.current.take().filter(|c| c.tier == tier);
+        ckpt.save(last)?;
         // The run's disk now (its work files are still there), or while the tier's work files
         // were at their largest beside the finished tiers, whichever is more.
         let peak_disk = (dir_bytes(&cfg.out)
@@ -586,6 +597,7 @@ pub fn solve_with<G: Game>(
             peak_disk,
         });
         remove_work_dir(&work)?;
+        ckpt.manifest.current = None;
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         tables.insert(
             tier,
