@@ -120,6 +120,19 @@ pub fn decode(
     r: &mut dyn Read,
     out: &mut Vec<PackedEdge>,
 ) -> Result<()> {
+    for_each(codec, len, path, r, &mut |e| out.push(e))
+}
+
+/// Calls `f` with every edge of a log (packed by `codec`), in the log's order, checking each
+/// against the range of `len` positions it belongs to: the edges are never all in memory at
+/// once ([`super::graph::PredRange::build_streamed`] reads a log twice this way).
+pub fn for_each(
+    codec: EdgeCodec,
+    len: usize,
+    path: &Path,
+    r: &mut dyn Read,
+    f: &mut dyn FnMut(PackedEdge),
+) -> Result<()> {
     let bad = |why: &str| Error::corrupt(path, format!("edge log: {why}"));
     let bits = codec.range_bits();
     let mask = (1u128 << bits) - 1;
@@ -137,7 +150,7 @@ pub fn decode(
             if target >= len || source > u64::MAX as u128 {
                 return Err(bad("edge out of its range"));
             }
-            out.push(codec.pack(target as u64, source as u64));
+            f(codec.pack(target as u64, source as u64));
         }
         if at != body.len() {
             return Err(bad("piece longer than its edges"));

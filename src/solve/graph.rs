@@ -180,6 +180,19 @@ impl<T> SharedSlice<T> {
     }
 }
 
+/// Targets per sub-range of [`PredRange::build`]'s radix pass, as a power of two.
+const SUB_BITS: u32 = 16;
+
+/// Offsets inside a range are `u32`: more edges into one range than that is refused.
+fn check_edge_count(edges: u64) -> Result<()> {
+    if edges >= u32::MAX as u64 {
+        return Err(Error::Internal(format!(
+            "{edges} edges into one range; a smaller --mem makes smaller ranges"
+        )));
+    }
+    Ok(())
+}
+
 /// Predecessor lists of one range, borrowed (from a [`PredRange`] or a mapped file).
 #[derive(Clone, Copy, Debug)]
 pub struct PredView<'a, S: Source = u32> {
@@ -201,13 +214,7 @@ impl<S: Source> PredRange<S> {
     /// order.
     pub fn build(len: usize, edges: &[PackedEdge], codec: EdgeCodec) -> Result<PredRange<S>> {
         use rayon::prelude::*;
-        if edges.len() >= u32::MAX as usize {
-            return Err(Error::Internal(format!(
-                "{} edges into one range; a smaller --mem makes smaller ranges",
-                edges.len()
-            )));
-        }
-        const SUB_BITS: u32 = 16;
+        check_edge_count(edges.len() as u64)?;
         let subs = (len >> SUB_BITS) + 1;
         let sub_of = |e: u64| codec.target(e) >> SUB_BITS;
         // Pass 1: edges per sub-range, per chunk of the input.
@@ -250,9 +257,60 @@ impl<S: Source> PredRange<S> {
                     }
                 });
         }
-        // Pass 3: counting sort inside each sub-range, in parallel.
+        Ok(Self::sort_groups(len, &grouped, &sub_start, codec))
+    }
+
+    /// [`PredRange::build`] from edges that are not in memory: `edges` calls its argument
+    /// with every edge of the range, in the same order each time, and is called twice (once
+    /// to count the edges of each sub-range, once to put them in place). Only the grouped
+    /// edges (8 bytes each) and the result are held, never the edges a second time: what
+    /// the memory plan counts for building a range's predecessors.
+    pub fn build_streamed(
+        len: usize,
+        codec: EdgeCodec,
+        edges: &mut dyn FnMut(&mut dyn FnMut(PackedEdge)) -> Result<()>,
+    ) -> Result<PredRange<S>> {
+        let subs = (len >> SUB_BITS) + 1;
+        let sub_of = |e: u64| codec.target(e) >> SUB_BITS;
+        let mut counts = vec![0u64; subs];
+        edges(&mut |e| counts[sub_of(e)] += 1)?;
+        let total: u64 = counts.iter().sum();
+        check_edge_count(total)?;
+        let mut sub_start = vec![0usize; subs + 1];
+        for s in 0..subs {
+            sub_start[s + 1] = sub_start[s] + counts[s] as usize;
+        }
+        let mut grouped = super::huge::filled(total as usize, 0u64);
+        let mut pos = sub_start[..subs].to_vec();
+        let mut extra = false;
+        edges(&mut |e| {
+            let s = sub_of(e);
+            if pos[s] < sub_start[s + 1] {
+                grouped[pos[s]] = e;
+                pos[s] += 1;
+            } else {
+                extra = true;
+            }
+        })?;
+        if extra || (0..subs).any(|s| pos[s] != sub_start[s + 1]) {
+            return Err(Error::Internal(
+                "a range's edges changed between two readings".to_string(),
+            ));
+        }
+        Ok(Self::sort_groups(len, &grouped, &sub_start, codec))
+    }
+
+    /// Counting-sorts each sub-range of `grouped` (edges whose targets lie in sub-range `s`
+    /// are `grouped[sub_start[s]..sub_start[s + 1]]`) by target, in parallel.
+    fn sort_groups(
+        len: usize,
+        grouped: &[PackedEdge],
+        sub_start: &[usize],
+        codec: EdgeCodec,
+    ) -> PredRange<S> {
+        use rayon::prelude::*;
         let mut offsets = super::huge::filled(len + 1, 0u32);
-        let mut sources = super::huge::filled(edges.len(), S::default());
+        let mut sources = super::huge::filled(grouped.len(), S::default());
         let src = SharedSlice(sources.as_mut_ptr());
         offsets[1..]
             .par_chunks_mut(1 << SUB_BITS)
@@ -280,7 +338,7 @@ impl<S: Source> PredRange<S> {
                     fill[t] += 1;
                 }
             });
-        Ok(PredRange { offsets, sources })
+        PredRange { offsets, sources }
     }
 
     pub fn view(&self) -> PredView<'_, S> {
@@ -348,6 +406,19 @@ impl Preds {
             Preds::Wide(PredRange::build(len, edges, codec)?)
         } else {
             Preds::Narrow(PredRange::build(len, edges, codec)?)
+        })
+    }
+
+    /// [`PredRange::build_streamed`] in the codec's width.
+    pub fn build_streamed(
+        len: usize,
+        codec: EdgeCodec,
+        edges: &mut dyn FnMut(&mut dyn FnMut(PackedEdge)) -> Result<()>,
+    ) -> Result<Preds> {
+        Ok(if codec.is_wide() {
+            Preds::Wide(PredRange::build_streamed(len, codec, edges)?)
+        } else {
+            Preds::Narrow(PredRange::build_streamed(len, codec, edges)?)
         })
     }
 
@@ -426,6 +497,21 @@ mod tests {
             assert_eq!(g, want[t], "target {t}");
         }
         assert_eq!(got.offsets[len] as usize, edges.len());
+        // Streamed from a source read twice: the same lists in the same order.
+        let streamed = PredRange::<u32>::build_streamed(len, N, &mut |f| {
+            edges.iter().for_each(|&e| f(e));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(streamed, got);
+        // A source that gives other edges the second time is refused, not trusted.
+        let mut reads = 0;
+        let changed = PredRange::<u32>::build_streamed(len, N, &mut |f| {
+            reads += 1;
+            edges.iter().skip(reads - 1).for_each(|&e| f(e));
+            Ok(())
+        });
+        assert!(changed.is_err());
     }
 
     /// Re-aligns file bytes through a `u64` buffer, as a page-aligned map would be.

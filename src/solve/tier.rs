@@ -475,12 +475,11 @@ impl<'g, G: Game> Job<'g, G> {
             let path = log.path().to_path_buf();
             let len = self.range_len(r);
             let codec = self.codec();
-            // Counted first, so that the decoded edges take exactly their 8 bytes each.
-            let n = log.with_reader(|rd| edgelog::count(&path, rd))??;
-            let mut edges = super::huge::with_capacity(n as usize);
-            log.with_reader(|rd| edgelog::decode(codec, len, &path, rd, &mut edges))??;
-            let preds = Preds::build(len, &edges, codec)?;
-            drop(edges);
+            // Read twice, never decoded into memory whole: building holds the grouped edges
+            // and the result, what the memory plan counts.
+            let preds = Preds::build_streamed(len, codec, &mut |f| {
+                log.with_reader(|rd| edgelog::for_each(codec, len, &path, rd, f))?
+            })?;
             let sum = if self.resident {
                 let sum = preds.checksum();
                 self.preds_mem[r] = Some((preds, false));
