@@ -50,7 +50,8 @@ pub struct SolveArgs {
     /// Directory for the work files of the tier in progress [default: OUT/work].
     #[arg(long)]
     pub tmp: Option<PathBuf>,
-    /// Least seconds between checkpoints inside a tier (0: at every block, range and level).
+    /// Least seconds between checkpoints inside a tier (0: at every block, range and level);
+    /// an out-of-core attractor checkpoints at most every 600 s unless this is 0.
     #[arg(long = "checkpoint-secs", default_value_t = 60)]
     pub checkpoint_secs: u64,
     /// Positions per range as a power of two, overriding the plan from --mem (testing aid).

@@ -85,6 +85,10 @@ impl crate::store::manifest::Checkpoint for TierState {
     }
 }
 
+/// Least time between checkpoints of an out-of-core attractor ([`Checkpoints::attractor_due`]):
+/// a resume redoes at most this much of it.
+pub const ATTRACTOR_CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
+
 /// The manifest and the clock of checkpoints, shared by the tiers of a run.
 pub struct Checkpoints<'a> {
     pub manifest: &'a mut Manifest,
@@ -100,11 +104,51 @@ impl Checkpoints<'_> {
         self.last.elapsed() >= self.every
     }
 
+    /// Whether an out-of-core attractor checkpoints after a level. There a checkpoint costs
+    /// more than its own writes: every range that changes after it is first copied (4 bytes
+    /// per position, the largest share of a long tier's writes; only changed ranges are
+    /// copied, so a checkpoint cannot write less), so checkpoints come at most every
+    /// [`ATTRACTOR_CHECKPOINT_EVERY`], unless asked for at every opportunity (interval 0).
+    pub fn attractor_due(&self) -> bool {
+        self.every.is_zero() || self.last.elapsed() >= self.every.max(ATTRACTOR_CHECKPOINT_EVERY)
+    }
+
     pub fn save(&mut self, state: Option<TierState>) -> Result<()> {
         self.manifest.current = state;
         self.manifest.save(self.dir)?;
         self.last = Instant::now();
         self.taken += 1;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_out_of_core_attractor_checkpoints_at_most_every_ten_minutes_unless_asked_always() {
+        let mut manifest = Manifest::new("test", 1);
+        let dir = Path::new("unused");
+        let at = |every: u64, ago: u64| Checkpoints {
+            manifest: &mut Manifest::new("test", 1),
+            dir,
+            every: Duration::from_secs(every),
+            last: Instant::now() - Duration::from_secs(ago),
+            taken: 0,
+        }
+        .attractor_due();
+        // The default interval: due elsewhere after a minute, in the attractor after ten.
+        assert!(!at(60, 61) && !at(60, 599) && at(60, 601));
+        // A longer interval is kept; 0 still checkpoints at every level (the kill tests).
+        assert!(!at(900, 700) && at(900, 901) && at(0, 0));
+        let c = Checkpoints {
+            manifest: &mut manifest,
+            dir,
+            every: Duration::from_secs(60),
+            last: Instant::now() - Duration::from_secs(61),
+            taken: 0,
+        };
+        assert!(c.due() && !c.attractor_due());
     }
 }

@@ -618,7 +618,12 @@ impl<'g, G: Game> Job<'g, G> {
             level += 1;
             self.st.next = level as u64;
             progress.level_done(level, decided);
-            if ckpt.due() {
+            let due = if self.resident {
+                ckpt.due()
+            } else {
+                ckpt.attractor_due()
+            };
+            if due {
                 self.checkpoint(ckpt)?;
             }
         }
