@@ -130,14 +130,16 @@ mod tests {
     fn an_out_of_core_attractor_checkpoints_at_most_every_ten_minutes_unless_asked_always() {
         let mut manifest = Manifest::new("test", 1);
         let dir = Path::new("unused");
-        let at = |every: u64, ago: u64| Checkpoints {
-            manifest: &mut Manifest::new("test", 1),
-            dir,
-            every: Duration::from_secs(every),
-            last: Instant::now() - Duration::from_secs(ago),
-            taken: 0,
-        }
-        .attractor_due();
+        let at = |every: u64, ago: u64| {
+            Checkpoints {
+                manifest: &mut Manifest::new("test", 1),
+                dir,
+                every: Duration::from_secs(every),
+                last: Instant::now() - Duration::from_secs(ago),
+                taken: 0,
+            }
+            .attractor_due()
+        };
         // The default interval: due elsewhere after a minute, in the attractor after ten.
         assert!(!at(60, 61) && !at(60, 599) && at(60, 601));
         // A longer interval is kept; 0 still checkpoints at every level (the kill tests).

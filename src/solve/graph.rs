@@ -180,6 +180,10 @@ impl<T> SharedSlice<T> {
     }
 }
 
+/// A range's edges read from where they are kept: calls its argument with each edge, in
+/// the same order every time ([`PredRange::build_streamed`]).
+pub type EdgeSource<'a> = &'a mut dyn FnMut(&mut dyn FnMut(PackedEdge)) -> Result<()>;
+
 /// Targets per sub-range of [`PredRange::build`]'s radix pass, as a power of two.
 const SUB_BITS: u32 = 16;
 
@@ -268,7 +272,7 @@ impl<S: Source> PredRange<S> {
     pub fn build_streamed(
         len: usize,
         codec: EdgeCodec,
-        edges: &mut dyn FnMut(&mut dyn FnMut(PackedEdge)) -> Result<()>,
+        edges: EdgeSource<'_>,
     ) -> Result<PredRange<S>> {
         let subs = (len >> SUB_BITS) + 1;
         let sub_of = |e: u64| codec.target(e) >> SUB_BITS;
@@ -410,11 +414,7 @@ impl Preds {
     }
 
     /// [`PredRange::build_streamed`] in the codec's width.
-    pub fn build_streamed(
-        len: usize,
-        codec: EdgeCodec,
-        edges: &mut dyn FnMut(&mut dyn FnMut(PackedEdge)) -> Result<()>,
-    ) -> Result<Preds> {
+    pub fn build_streamed(len: usize, codec: EdgeCodec, edges: EdgeSource<'_>) -> Result<Preds> {
         Ok(if codec.is_wide() {
             Preds::Wide(PredRange::build_streamed(len, codec, edges)?)
         } else {
