@@ -27,6 +27,7 @@ use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use super::counts::{TierCounts, TierTimings};
+use super::flags::{flags_path_beside, FlagWriter};
 use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
 use super::messages::Messages;
 use super::pass::pass_block;
@@ -568,6 +569,8 @@ impl<'g, G: Game> Job<'g, G> {
             seeds: self.game.tier_seeds(self.tier),
             ..Default::default()
         };
+        // The pass's don't-care flags go beside the table (`super::flags`).
+        let mut flags = FlagWriter::create(&flags_path_beside(table_path))?;
         let (header, bytes) = table::write_table_streaming(
             table_path,
             self.tier,
@@ -583,11 +586,13 @@ impl<'g, G: Game> Job<'g, G> {
                         cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
                     counts.add(&entries);
                     put(&entries)?;
+                    flags.push(cells)?;
                     progress.advance(1);
                 }
                 Ok(())
             },
         )?;
+        flags.finish()?;
         Ok((counts, header, bytes))
     }
 }
