@@ -97,7 +97,7 @@ impl FlagWriter {
 
     /// Writes the last partial byte and the trailer, syncs and renames the file into place.
     pub fn finish(mut self) -> Result<()> {
-        if self.positions % 8 != 0 {
+        if !self.positions.is_multiple_of(8) {
             self.out.extend_from_slice(&[self.anchored, self.dont_care]);
         }
         self.out.extend_from_slice(&self.positions.to_le_bytes());
