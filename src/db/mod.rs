@@ -227,6 +227,11 @@ impl Database {
         let block = match self.cache.get(tier, b) {
             Some(block) => block,
             None => {
+                if self.cache.first_touch(tier, b) {
+                    if let Some(e) = f.entry_from_prefix(b, j)? {
+                        return Ok(e);
+                    }
+                }
                 let block = Arc::new(f.decode_block(b)?);
                 self.cache.insert(tier, b, block.clone());
                 block
