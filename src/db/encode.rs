@@ -172,7 +172,7 @@ const READ_BACK: usize = 1 << 20;
 /// index offset and checksum are known only at the end, is written last over a placeholder;
 /// the whole-file checksum is then taken by reading the file back. Holds at most a block per
 /// thread (entries, codes, frame and zstd's working memory) and the index (24 bytes per
-/// block). With `dont_care`, don't-care entries are substituted ([`stored_block`]) and the
+/// block). With `dont_care`, don't-care entries are substituted (`stored_block`) and the
 /// header says so. Errors name `path`. Returns the file's length and checksum.
 #[allow(clippy::too_many_arguments)]
 pub fn encode_to<W: Read + Write + Seek>(
