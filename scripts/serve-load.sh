@@ -7,32 +7,17 @@
 #
 #   scripts/serve-load.sh            # bawo n=3 lap-cap=64 up to SEEDS=12 seeds
 #   SEEDS=8 scripts/serve-load.sh    # a smaller database
+#   THREADS=1 scripts/serve-load.sh  # the server's --threads (default 0: one per core)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEEDS="${SEEDS:-12}"
-cargo build --release --quiet --bin bawo --example serve_load
-bin=target/release/bawo
-load=target/release/examples/serve_load
-work="$(mktemp -d)"
-pid=""
-cleanup() {
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then kill -INT "$pid"; wait "$pid" || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
+THREADS="${THREADS:-0}"
+. scripts/serve-common.sh
 
 "$bin" solve --game bawo --n 3 --lap-cap 64 --seeds "$SEEDS" --out "$work/db" --quiet
 echo "database: bawo n=3 lap-cap=64 up to $SEEDS seeds, $(du -sh "$work/db" | cut -f1) on disk"
-"$bin" serve --db "$work/db" --addr 127.0.0.1:0 >"$work/serve.out" 2>"$work/serve.err" &
-pid=$!
-addr=""
-for _ in $(seq 1 300); do
-    addr="$(grep -o 'http://[^/]*' "$work/serve.out" 2>/dev/null | head -1 | sed 's#http://##' || true)"
-    [ -n "$addr" ] && break
-    sleep 0.1
-done
-[ -n "$addr" ] || { echo "server did not start"; cat "$work/serve.err"; exit 1; }
-echo "server: pid $pid at $addr"
+start_server "$THREADS"
+echo "server: pid $pid at $addr, --threads $THREADS"
 rss() { awk '/^VmRSS|^VmHWM/ {printf "%s %s %s  ", $1, $2, $3}' "/proc/$pid/status"; echo; }
 echo "memory before load: $(rss)"
 for run in "1000 1000" "1000 1000" "10000 64"; do
@@ -41,7 +26,5 @@ for run in "1000 1000" "1000 1000" "10000 64"; do
     timeout 120 "$load" --addr "$addr" --db "$work/db" --requests "$1" --concurrency "$2"
 done
 echo "memory after load: $(rss)"
-kill -INT "$pid"
-wait "$pid"
-pid=""
+stop_server
 echo "server stopped cleanly on SIGINT"

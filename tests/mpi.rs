@@ -1,8 +1,10 @@
 //! One solve split across MPI ranks (`mpirun -np K bawo solve`, cargo feature `mpi`) writes a
 //! database byte-identical to one process's, for Bawo with draws, Kigogo and Bao mtaji, with
-//! 2 and 3 ranks; with all-to-all exchanges cut into many rounds; and after rank 0 is killed
-//! mid-run and the run resumed with another number of ranks. One of them is also checked
-//! position by position against the brute-force oracle.
+//! 2 and 3 ranks; with all-to-all exchanges cut into many rounds and slices of equal counts;
+//! and after rank 0 is killed mid-run and the run resumed with another number of ranks. One
+//! of them is also checked position by position against the brute-force oracle. A budget
+//! too small for a rank's slice is refused up front; the least one named keeps every rank's
+//! peak resident memory within it.
 //!
 //! Needs `mpirun` (Open MPI) on the PATH: `.ci/run` installs it.
 #![cfg(feature = "mpi")]
@@ -194,8 +196,12 @@ fn exchanges_cut_into_many_rounds_give_the_same_database() {
     let a = args(&chunked);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
     // At most 7 elements (3 edges) per round to each rank: every exchange of a real tier takes
-    // many rounds.
-    let out = mpirun(3, &a, &[("BAWO_MPI_ROUND", "21")]);
+    // many rounds. Slices of equal counts, not of equal work: the database is the same.
+    let out = mpirun(
+        3,
+        &a,
+        &[("BAWO_MPI_ROUND", "21"), ("BAWO_MPI_EVEN_SLICES", "1")],
+    );
     assert_ok(&out, "3 ranks, tiny rounds");
     assert_same_database(&single, &chunked, "tiny rounds");
 }
@@ -249,4 +255,73 @@ fn a_usage_error_on_every_rank_is_one_error_and_exit_code_2() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// The peak resident memory of every rank, from `--timings`.
+fn peaks(stderr: &str) -> Vec<u64> {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("mpi peak RSS per rank (bytes): "))
+        .unwrap_or_else(|| panic!("no peak line: {stderr}"));
+    line.split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
+/// Each rank keeps its own `--mem`: a budget too small for the slices is refused before any
+/// work (exit 2) with the least budget per rank, and under that budget no rank's peak
+/// resident memory passes it.
+#[test]
+fn each_rank_is_refused_or_kept_within_its_own_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("db");
+    let dir_s = dir.display().to_string();
+    let game = ["--n", "3", "--seeds", "9", "--rules", "capture=occupied"];
+    let args = |mem: &str| -> Vec<String> {
+        [
+            "solve",
+            "--quiet",
+            "--timings",
+            "--threads",
+            "1",
+            "--mem",
+            mem,
+        ]
+        .iter()
+        .chain(game.iter())
+        .chain(["--out", &dir_s].iter())
+        .map(|s| s.to_string())
+        .collect()
+    };
+    // Enough for one process, not for a rank's slice beside the MPI library and the
+    // exchange buffers: refused before any work, naming the least budget per rank.
+    let a = args("150M");
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let out = mpirun(2, &a, &[]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("per rank is too small for tier"), "{err}");
+    let least: u64 = err
+        .split("give --mem at least ")
+        .nth(1)
+        .and_then(|r| r.split(" MiB").next())
+        .and_then(|m| m.parse().ok())
+        .unwrap_or_else(|| panic!("no least budget named: {err}"));
+    assert!(least > 150, "{err}");
+    assert!(!dir.join("manifest.json").exists(), "nothing was written");
+    assert!(!err.contains("panicked"), "{err}");
+    // The budget named is accepted, and no rank's peak resident memory passes it.
+    let mem = format!("{least}M");
+    let a = args(&mem);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    let out = mpirun(2, &a, &[]);
+    assert_ok(&out, "2 ranks with the least budget named");
+    let p = peaks(&text(&out.stderr));
+    assert_eq!(p.len(), 2, "{p:?}");
+    for (rank, &b) in p.iter().enumerate() {
+        assert!(
+            b > 0 && b <= least << 20,
+            "rank {rank}: peak {b} > {least} MiB"
+        );
+    }
 }

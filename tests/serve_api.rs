@@ -28,6 +28,7 @@ fn serve(dbs: &[PathBuf]) -> RunningServer {
     start(ServeConfig {
         dbs: dbs.to_vec(),
         addr: local(),
+        threads: 0,
     })
     .unwrap()
 }

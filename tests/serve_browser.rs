@@ -284,6 +284,7 @@ async fn the_page_shows_the_database_and_plays_moves() {
     let server = start(ServeConfig {
         dbs: dirs.clone(),
         addr: "127.0.0.1:0".parse::<SocketAddr>().unwrap(),
+        threads: 0,
     })
     .unwrap();
     let base = server.url();

@@ -4,9 +4,11 @@
 
 use std::cell::RefCell;
 
+use bawo::cluster::memory::peak_rss;
 use bawo::cluster::{solve_root, Cluster, TierTraffic};
 use bawo::error::{Error, Result};
 use bawo::progress::human_bytes;
+use bawo::solve::budget;
 use bawo::with_game;
 
 use super::args::usage;
@@ -20,7 +22,13 @@ pub fn run(a: SolveArgs) -> Result<()> {
     }
     if cluster.rank() != 0 {
         let tmp = a.tmp.clone().unwrap_or_else(std::env::temp_dir);
-        if let Err(e) = cluster.serve(&tmp) {
+        // A --mem that does not parse fails on rank 0 too, which then lets this rank go.
+        let budget = a
+            .mem
+            .as_deref()
+            .and_then(|m| budget::parse_size(m).ok())
+            .unwrap_or_else(budget::default_budget);
+        if let Err(e) = cluster.serve(&tmp, budget) {
             errln!("bawo: rank {}: {e}", cluster.rank());
             cluster.abort(e.exit_code());
         }
@@ -71,12 +79,13 @@ fn global_threads(threads: Option<usize>) -> Result<()> {
         .map_err(|e| Error::Internal(format!("cannot start worker threads: {e}")))
 }
 
-/// Each tier's traffic between ranks, on standard error.
+/// Each tier's traffic between ranks, how evenly the work was spread, and every rank's peak
+/// resident memory, on standard error.
 fn print_traffic(tiers: &[TierTraffic]) {
     for t in tiers {
         let levels: Vec<String> = t.level_bytes.iter().map(|b| b.to_string()).collect();
         errln!(
-            "mpi tier {:>3}: {} ranks, {:.3}s, {} positions, {} edges, edges {}, levels {} ({} levels), other {}, in MPI {:.0}%, level bytes [{}]",
+            "mpi tier {:>3}: {} ranks, {:.3}s, {} positions, {} edges, edges {}, levels {} ({} levels), other {}, in MPI {:.0}%, busiest/mean {:.2} (CPU {:.2}, work {:.2}), level bytes [{}]",
             t.tier,
             t.ranks,
             t.seconds,
@@ -87,7 +96,19 @@ fn print_traffic(tiers: &[TierTraffic]) {
             t.level_bytes.len(),
             human_bytes(t.other_bytes),
             100.0 * t.wait_share,
+            t.busy_imbalance,
+            t.cpu_imbalance,
+            t.work_imbalance,
             levels.join(",")
         );
+    }
+    if let Some(last) = tiers.last() {
+        // Rank 0 compressed the last tier after it was gathered: its peak is read now.
+        let mut peaks = last.peak_rss.clone();
+        if let (Some(p), Some(now)) = (peaks.first_mut(), peak_rss()) {
+            *p = (*p).max(now);
+        }
+        let peaks: Vec<String> = peaks.iter().map(|b| b.to_string()).collect();
+        errln!("mpi peak RSS per rank (bytes): {}", peaks.join(" "));
     }
 }

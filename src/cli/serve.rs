@@ -17,11 +17,16 @@ pub struct ServeArgs {
     /// databases.
     #[arg(long, default_value = DEFAULT_ADDR)]
     pub addr: String,
+    /// Threads answering requests (0: one per core, at most 8). Fewer threads than cores
+    /// leave the rest to other work on the machine.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
 }
 
 pub fn run(a: ServeArgs) -> Result<()> {
     serve(ServeConfig {
         addr: ServeConfig::parse_addr(&a.addr)?,
         dbs: a.db,
+        threads: a.threads,
     })
 }

@@ -15,10 +15,19 @@ use mpi::Count;
 /// MPI counts and displacements are `int`.
 pub const MAX_ROUND: usize = i32::MAX as usize;
 
-/// Elements of one point-to-point message at most.
+/// Elements one round of an all-to-all carries by default, summed over the destinations of
+/// one rank (32 MiB of `u64`): the round's send buffer is a copy, so its size counts against
+/// `--mem` ([`super::memory`]); more rounds cost only a few collectives each.
+pub const ROUND_ELEMENTS: usize = 1 << 22;
+
+/// Bytes of one broadcast message at most.
 const MAX_MESSAGE: usize = 1 << 30;
 
-/// Overrides [`MAX_ROUND`] (tests set it tiny to run the chunked path on small instances).
+/// Entries of one message of a slice sent to rank 0 (8 MiB): rank 0's receive buffer.
+pub const GATHER_PIECE: usize = 1 << 22;
+
+/// Overrides [`ROUND_ELEMENTS`], up to [`MAX_ROUND`] (tests set it tiny to run the chunked
+/// path on small instances).
 pub const ROUND_ENV: &str = "BAWO_MPI_ROUND";
 
 /// The world communicator with a clock for the time spent in collectives (transfer and
@@ -29,6 +38,8 @@ pub struct Comm {
     pub size: usize,
     /// Time inside MPI calls since the last [`Comm::take_wait`].
     wait: Duration,
+    /// CPU time inside MPI calls (they spin while they wait), for ever.
+    wait_cpu: Duration,
     /// Elements per destination per round of an all-to-all.
     round: usize,
     /// Rank 0 has started a tier with the others: an error now must abort them all, since
@@ -46,17 +57,23 @@ impl Comm {
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
             .filter(|&v| v > 0)
-            .unwrap_or(MAX_ROUND)
+            .unwrap_or(ROUND_ELEMENTS)
             .min(MAX_ROUND);
         Comm {
             world,
             rank,
             size,
             wait: Duration::ZERO,
+            wait_cpu: Duration::ZERO,
             round: (limit / size).max(1),
             busy: false,
             released: false,
         }
+    }
+
+    /// Time spent in MPI calls since the last [`Comm::take_wait`], without resetting it.
+    pub fn waited(&self) -> Duration {
+        self.wait
     }
 
     /// Time spent in MPI calls since the last call, and resets the clock.
@@ -64,10 +81,17 @@ impl Comm {
         std::mem::take(&mut self.wait)
     }
 
+    /// CPU time this rank spent in MPI calls so far (every call is made from one thread).
+    pub fn cpu_waited(&self) -> Duration {
+        self.wait_cpu
+    }
+
     fn timed<T>(&mut self, f: impl FnOnce(&SimpleCommunicator) -> T) -> T {
         let t = Instant::now();
+        let c = cpu_time(libc::CLOCK_THREAD_CPUTIME_ID);
         let r = f(&self.world);
         self.wait += t.elapsed();
+        self.wait_cpu += cpu_time(libc::CLOCK_THREAD_CPUTIME_ID).saturating_sub(c);
         r
     }
 
@@ -134,6 +158,13 @@ impl Comm {
         out
     }
 
+    /// Every rank's `x`, in rank order (on every rank).
+    pub fn per_rank(&mut self, x: u64) -> Vec<u64> {
+        let mut mine = vec![0u64; self.size];
+        mine[self.rank] = x;
+        self.sum_u64s(&mine)
+    }
+
     /// Rank 0's `bytes` on every rank (others pass anything; it is replaced).
     pub fn broadcast_bytes(&mut self, bytes: &mut Vec<u8>) {
         let mut len = bytes.len() as u64;
@@ -144,9 +175,9 @@ impl Comm {
         }
     }
 
-    /// Sends `entries` to rank 0, in messages of at most 2^30 entries.
+    /// Sends `entries` to rank 0, in messages of at most [`GATHER_PIECE`] entries.
     pub fn send_to_root(&mut self, entries: &[u16]) {
-        for piece in entries.chunks(MAX_MESSAGE) {
+        for piece in entries.chunks(GATHER_PIECE) {
             self.timed(|w| w.process_at_rank(0).send(piece));
         }
     }
@@ -159,10 +190,10 @@ impl Comm {
         len: u64,
         put: &mut dyn FnMut(&[u16]) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut buf = vec![0u16; (len as usize).min(MAX_MESSAGE)];
+        let mut buf = vec![0u16; (len as usize).min(GATHER_PIECE)];
         let mut left = len as usize;
         while left > 0 {
-            let n = left.min(MAX_MESSAGE);
+            let n = left.min(GATHER_PIECE);
             self.timed(|w| w.process_at_rank(from as i32).receive_into(&mut buf[..n]));
             put(&buf[..n])?;
             left -= n;
@@ -173,6 +204,22 @@ impl Comm {
     /// Ends every rank of the job with `code` (mpirun stops the others).
     pub fn abort(&self, code: i32) -> ! {
         self.world.abort(code)
+    }
+}
+
+/// CPU time of `clock` (`CLOCK_PROCESS_CPUTIME_ID`: every thread of this process;
+/// `CLOCK_THREAD_CPUTIME_ID`: the calling thread), zero if it cannot be read.
+pub fn cpu_time(clock: libc::clockid_t) -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    let ok = unsafe { libc::clock_gettime(clock, &mut ts) } == 0;
+    if ok {
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    } else {
+        Duration::ZERO
     }
 }
 

@@ -4,20 +4,23 @@
 //! | module       | job                                                                   |
 //! |--------------|-----------------------------------------------------------------------|
 //! | [`comm`]     | the collectives used, over rsmpi: chunked all-to-all, broadcast, reductions |
-//! | [`slices`]   | which rank owns which positions of a tier                              |
+//! | [`slices`]   | which rank owns which positions of a tier: slices of equal estimated work |
+//! | [`memory`]   | what a rank holds, checked against its `--mem` before any work; peak RSS |
 //! | [`slice`]    | one rank's part of a tier: successors, edge exchange, attractor levels |
 //! | [`protocol`] | rank 0's commands to the others                                        |
 //! | [`root`]     | rank 0: the single-process run with each tier solved across the ranks   |
 //! | [`worker`]   | every other rank: lower tiers in its own `--tmp`, its slice of each tier |
-//! | [`traffic`]  | bytes between ranks per tier and level, time spent in MPI calls        |
+//! | [`traffic`]  | bytes between ranks per tier and level, time in MPI calls, balance, memory |
 //!
 //! Lower tiers are replicated: every finished tier's compressed file (about 0.7 bits per
-//! position) is broadcast once and decoded on every rank, so the successor pass looks values
-//! up locally. Checkpoints are per tier: rank 0's manifest records a tier once every rank has
+//! position) is broadcast once and decoded into a raw table on every rank, so the successor
+//! pass looks values up locally, within the rank's own `--mem` as one process does
+//! (copied into memory while they fit the plan's share, else mapped). Checkpoints are per tier: rank 0's manifest records a tier once every rank has
 //! contributed its slice and the table and compressed file are written, so `--resume` (with
 //! any number of ranks) continues from the next tier.
 
 pub mod comm;
+pub mod memory;
 pub mod protocol;
 pub mod root;
 pub mod slice;
@@ -69,9 +72,10 @@ impl Cluster {
         self.comm.size
     }
 
-    /// On every rank but 0: serves rank 0 until the run is over.
-    pub fn serve(&mut self, tmp: &Path) -> Result<()> {
-        worker::serve(&mut self.comm, tmp)
+    /// On every rank but 0: serves rank 0 until the run is over, within `budget` bytes
+    /// (this rank's own `--mem`).
+    pub fn serve(&mut self, tmp: &Path, budget: u64) -> Result<()> {
+        worker::serve(&mut self.comm, tmp, budget)
     }
 
     /// On rank 0, when it will not solve (an error, a dry run): lets the others go.

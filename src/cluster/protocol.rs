@@ -1,27 +1,39 @@
 //! What rank 0 tells the other ranks, in order, by broadcast: the game, each finished tier's
-//! compressed file (the lower tiers every rank looks up), the tier to solve next, and the end.
+//! compressed file (the lower tiers every rank looks up), the tier to solve next with every
+//! rank's slice of it, and the end.
 
 use serde::{Deserialize, Serialize};
 
 use super::comm::Comm;
 use crate::error::{Error, Result};
 use crate::store::manifest::FileRecord;
+use crate::store::Checksum;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
     /// The game of the run, as its descriptor.
     Game { descriptor: String },
-    /// A finished tier: its `.bdb` file's bytes follow in a second broadcast.
+    /// A finished tier: its `.bdb` file's `bytes` follow in broadcasts of at most
+    /// [`FILE_PIECE`] bytes; `checksum` is the manifest's of its raw table.
     Lower {
         tier: u32,
         states: u64,
+        checksum: Checksum,
         file: FileRecord,
+        bytes: u64,
     },
-    /// Solve this tier together.
-    Tier { tier: u32, states: u64 },
+    /// Solve this tier together; rank `r` owns `starts[r]..starts[r + 1]`.
+    Tier {
+        tier: u32,
+        states: u64,
+        starts: Vec<u64>,
+    },
     /// The run is over (finished, already done, or nothing was solved): leave.
     Done,
 }
+
+/// Bytes of a file sent in one broadcast: what a rank holds of it at once.
+pub const FILE_PIECE: usize = 16 << 20;
 
 /// On rank 0: sends `cmd` to every rank.
 pub fn send(comm: &mut Comm, cmd: &Command) -> Result<()> {

@@ -2,16 +2,19 @@
 //! single-process solver's [`solve_with`]; only each unfinished tier is handed to
 //! [`RootSolver`], which ships the finished tiers the other ranks lack, solves its own slice
 //! with them, gathers every slice's entries and writes the tier's table with the same code
-//! as one process.
+//! as one process. Before any of that, every tier's slices are cut by estimated work and
+//! checked against the smallest rank's `--mem` ([`super::memory`]).
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 use std::time::Instant;
 
 use super::comm::Comm;
-use super::protocol::{self, Command};
+use super::memory::{self, TierCheck};
+use super::protocol::{self, Command, FILE_PIECE};
 use super::slice::solve_slice;
-use super::slices::Slices;
+use super::slices::{Slices, TierSample, EVEN_SLICES_ENV};
 use super::traffic::TierTraffic;
 use crate::db::build::Compressor;
 use crate::error::{Error, Result};
@@ -29,6 +32,8 @@ pub struct RootSolver<'c> {
     /// Tiers whose compressed files every rank has.
     shipped: RefCell<BTreeSet<u32>>,
     traffic: RefCell<Vec<TierTraffic>>,
+    /// Every tier's slices, cut before the run.
+    slices: BTreeMap<u32, Slices>,
 }
 
 /// Solves every tier of `cfg` across the ranks of `comm` (called on rank 0 while the others
@@ -45,10 +50,14 @@ pub fn solve_root<G: Game>(
             descriptor: game.descriptor(),
         },
     )?;
+    // Every rank's own budget: the smallest must hold every rank's slice.
+    let budget = comm.min_u64(cfg.budget);
+    let slices = plan_slices(game, cfg, comm.size, budget)?;
     let solver = RootSolver {
         comm: RefCell::new(comm),
         shipped: RefCell::new(BTreeSet::new()),
         traffic: RefCell::new(Vec::new()),
+        slices,
     };
     let report = solve_with(game, cfg, progress, &Compressor::default(), &solver)?;
     let RootSolver { comm, traffic, .. } = solver;
@@ -56,13 +65,47 @@ pub fn solve_root<G: Game>(
     Ok((report, traffic.into_inner()))
 }
 
+/// Every tier's slices, cut at equal estimated work (equal counts with
+/// [`EVEN_SLICES_ENV`]), refused up front where the largest slice of a tier does not fit
+/// `budget`.
+fn plan_slices<G: Game>(
+    game: &G,
+    cfg: &SolveConfig,
+    ranks: usize,
+    budget: u64,
+) -> Result<BTreeMap<u32, Slices>> {
+    let even = std::env::var_os(EVEN_SLICES_ENV).is_some();
+    let mut tiers = Vec::new();
+    for tier in game.tiers_up_to(cfg.seeds)? {
+        let states = game.tier_size(tier)?;
+        let sample = TierSample::take(game, tier, states);
+        let slices = if even {
+            Slices::even(states, ranks)
+        } else {
+            sample.balanced(ranks)
+        };
+        tiers.push((tier, states, sample, slices));
+    }
+    let checks: Vec<TierCheck<'_>> = tiers
+        .iter()
+        .map(|(tier, states, sample, slices)| TierCheck {
+            tier: *tier,
+            states: *states,
+            sample,
+            slices,
+        })
+        .collect();
+    memory::check(budget, ranks, rayon::current_num_threads(), &checks)?;
+    Ok(tiers.into_iter().map(|(t, _, _, s)| (t, s)).collect())
+}
+
 impl RootSolver<'_> {
-    /// Sends the other ranks every finished tier they do not have yet; returns the bytes
-    /// that left rank 0.
+    /// Sends the other ranks every finished tier they do not have yet, its compressed file in
+    /// pieces; returns the bytes that left rank 0.
     fn ship_lower(&self, ckpt: &Checkpoints<'_>) -> Result<u64> {
         let mut comm = self.comm.borrow_mut();
         let mut shipped = self.shipped.borrow_mut();
-        let mut bytes = 0;
+        let mut sent = 0;
         for rec in &ckpt.manifest.tiers {
             if shipped.contains(&rec.tier) {
                 continue;
@@ -76,22 +119,34 @@ impl RootSolver<'_> {
                 )))
             })?;
             let path = ckpt.dir.join(&file.file);
-            let mut payload = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let mut f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+            let bytes = f.metadata().map_err(|e| Error::io(&path, e))?.len();
+            // From here on the others wait in a collective: an error must stop them all.
             comm.busy = true;
             protocol::send(
                 &mut comm,
                 &Command::Lower {
                     tier: rec.tier,
                     states: rec.counts.states,
+                    checksum: rec.checksum,
                     file,
+                    bytes,
                 },
             )?;
-            comm.broadcast_bytes(&mut payload);
+            let mut piece = Vec::new();
+            let mut left = bytes;
+            while left > 0 {
+                let n = left.min(FILE_PIECE as u64) as usize;
+                piece.resize(n, 0);
+                f.read_exact(&mut piece).map_err(|e| Error::io(&path, e))?;
+                comm.broadcast_bytes(&mut piece);
+                left -= n as u64;
+            }
             comm.busy = false;
-            bytes += payload.len() as u64 * (comm.size as u64 - 1);
+            sent += bytes * (comm.size as u64 - 1);
             shipped.insert(rec.tier);
         }
-        Ok(bytes)
+        Ok(sent)
     }
 }
 
@@ -103,7 +158,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
         lower: &Lower<'_, Tables>,
         _opts: &TierOptions,
         ckpt: &mut Checkpoints<'_>,
-        _progress: &dyn TierProgress,
+        progress: &dyn TierProgress,
     ) -> Result<SolvedTier> {
         let t0 = Instant::now();
         self.comm.borrow_mut().take_wait();
@@ -113,23 +168,37 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
         let states = game.tier_size(tier)?;
         let lower_bytes = self.ship_lower(ckpt)?;
         let mut comm = self.comm.borrow_mut();
+        let slices = match self.slices.get(&tier) {
+            Some(s) if s.starts().last() == Some(&states) => s.clone(),
+            _ => Slices::even(states, comm.size),
+        };
         comm.busy = true;
-        protocol::send(&mut comm, &Command::Tier { tier, states })?;
-        let slices = Slices::even(states, comm.size);
-        let out = solve_slice(&mut comm, game, tier, &slices, lower.lookup)?;
+        protocol::send(
+            &mut comm,
+            &Command::Tier {
+                tier,
+                states,
+                starts: slices.starts().to_vec(),
+            },
+        )?;
+        let out = solve_slice(&mut comm, game, tier, &slices, lower.lookup, progress)?;
         let solved_at = t0.elapsed();
         let fp = ckpt.manifest.fingerprint_value();
         let mut counts = TierCounts {
             seeds: game.tier_seeds(tier),
             ..Default::default()
         };
+        // Every slice's entries, in rank order, into the tier's table.
+        progress.phase("finish", states, 0);
         let (header, bytes) =
             table::write_table_streaming(task.table_path, tier, states, fp, |put| {
                 counts.add(&out.entries);
                 put(&out.entries)?;
+                progress.advance(out.entries.len() as u64);
                 for r in 1..comm.size {
                     comm.receive_from(r, slices.len(r), &mut |piece: &[u16]| {
                         counts.add(piece);
+                        progress.advance(piece.len() as u64);
                         put(piece)
                     })?;
                 }

@@ -7,17 +7,20 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::comm::Comm;
-use super::slices::Slices;
+use super::comm::{cpu_time, Comm};
+use super::memory::block_len;
+use super::slices::{position_cost, Slices};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::solve::attractor::{apply, LOCAL_MASK, MSG_LOSS, MSG_SETTLE, MSG_WIN};
 use crate::solve::cell::{self, final_entry, KNOWN_WIN, LOSS, WIN};
 use crate::solve::pass::{classify, PASS_CHUNK};
 use crate::solve::tables::Lookup;
+use crate::solve::tier::TierProgress;
 
 /// Positions [`apply`] addresses at once (its messages carry 30 bits of index).
 const WINDOW: usize = LOCAL_MASK as usize + 1;
@@ -35,36 +38,44 @@ pub struct SliceOutcome {
     /// Bytes this rank sent other ranks: edges, then each level's messages.
     pub edge_bytes: u64,
     pub level_bytes: Vec<u64>,
+    /// The slice's work ([`position_cost`] summed over its positions).
+    pub work: u64,
+    /// Time this rank spent on the slice outside MPI calls.
+    pub busy: Duration,
+    /// CPU time of this rank's threads on the slice outside MPI calls: unlike `busy`, not
+    /// lengthened by other processes taking the cores.
+    pub busy_cpu: Duration,
 }
 
-/// Solves this rank's slice of `tier` with the other ranks (every rank calls it at once).
+/// Solves this rank's slice of `tier` with the other ranks (every rank calls it at once);
+/// `progress` hears of the slice's phases (rank 0 shows them, the others pass a silent one).
 pub fn solve_slice<G: Game, L: Lookup>(
     comm: &mut Comm,
     game: &G,
     tier: Tier,
     slices: &Slices,
     lower: &L,
+    progress: &dyn TierProgress,
 ) -> Result<SliceOutcome> {
+    let t0 = Instant::now();
+    let waited = comm.waited();
+    let cpu0 = cpu_time(libc::CLOCK_PROCESS_CPUTIME_ID);
+    let cpu_waited = comm.cpu_waited();
     let me = comm.rank;
     let start = slices.start(me);
     let len = slices.len(me);
     if len > u32::MAX as u64 {
         return Err(Error::Input(crate::game::InputError::new(format!(
-            "tier {tier} gives each rank {len} positions, more than 2^32: use more ranks"
+            "tier {tier} gives a rank {len} positions, more than 2^32: use more ranks"
         ))));
     }
-    let pass = successors(game, tier, lower, slices, start, len as usize)?;
-    let edge_bytes = bytes_to_others(&pass.edges, me);
-    let received = comm.all_to_all(&pass.edges, 2);
-    drop(pass.edges);
-    let preds = Preds::build(len as usize, start, &received)?;
-    drop(received);
+    let pass = successors(comm, game, tier, lower, slices, progress)?;
+    progress.phase("predecessors", 0, 0);
+    let preds = Preds::build(len as usize, start, pass.received)?;
     let cells: Vec<AtomicU32> = pass.cells.into_iter().map(AtomicU32::new).collect();
-    let mut due = Due::default();
-    for (level, local) in pass.due {
-        due.push(level, local);
-    }
-    let level_bytes = attract(comm, tier, slices, &cells, &preds, due)?;
+    progress.phase("attractor", 0, 0);
+    let level_bytes = attract(comm, tier, slices, &cells, &preds, pass.due, progress)?;
+    drop(preds);
     let entries = cells
         .par_iter()
         .map(|c| final_entry(c.load(Ordering::Relaxed)).0)
@@ -72,8 +83,15 @@ pub fn solve_slice<G: Game, L: Lookup>(
     Ok(SliceOutcome {
         entries,
         edges: pass.edge_count,
-        edge_bytes,
+        edge_bytes: pass.edge_bytes,
         level_bytes,
+        work: pass.work,
+        busy: t0
+            .elapsed()
+            .saturating_sub(comm.waited().saturating_sub(waited)),
+        busy_cpu: cpu_time(libc::CLOCK_PROCESS_CPUTIME_ID)
+            .saturating_sub(cpu0)
+            .saturating_sub(comm.cpu_waited().saturating_sub(cpu_waited)),
     })
 }
 
@@ -90,35 +108,102 @@ fn bytes_to_others(buckets: &[Vec<u64>], me: usize) -> u64 {
 /// The successor pass over a slice.
 struct Pass {
     cells: Vec<u32>,
-    /// Per owner rank: `(target, source)` tier indices, flattened.
-    edges: Vec<Vec<u64>>,
-    /// `(level, offset in the slice)` of positions to look at when that level comes.
-    due: Vec<(u32, u32)>,
+    /// `(target, source)` tier indices of the edges into this rank's slice, flattened.
+    received: Vec<u64>,
+    /// Positions to look at when their level comes.
+    due: Due,
     edge_count: u64,
+    edge_bytes: u64,
+    work: u64,
 }
 
-type Chunk = (Vec<Vec<u64>>, Vec<(u32, u32)>, u64);
+/// One chunk's output: edges per owner rank, `(level, offset in the slice)` of positions
+/// due, edges, work.
+type Chunk = (Vec<Vec<u64>>, Vec<(u32, u32)>, u64, u64);
 
+/// The successor pass, block by block: each block's edges go to their targets' owners before
+/// the next block is generated, so a rank holds the edges it receives and one block's own,
+/// not every edge twice. Every rank takes part in as many exchanges as the longest slice has
+/// blocks.
 fn successors<G: Game, L: Lookup>(
+    comm: &mut Comm,
+    game: &G,
+    tier: Tier,
+    lower: &L,
+    slices: &Slices,
+    progress: &dyn TierProgress,
+) -> Result<Pass> {
+    let me = comm.rank;
+    let ranks = slices.ranks();
+    let start = slices.start(me);
+    let len = slices.len(me) as usize;
+    let block = block_len(rayon::current_num_threads());
+    let blocks = comm.max_u64(len.div_ceil(block) as u64);
+    progress.phase("successors", len as u64, 0);
+    let mut pass = Pass {
+        cells: vec![0u32; len],
+        received: Vec::new(),
+        due: Due::default(),
+        edge_count: 0,
+        edge_bytes: 0,
+        work: 0,
+    };
+    for b in 0..blocks as usize {
+        let lo = (b * block).min(len);
+        let hi = (lo + block).min(len);
+        let chunks = pass_block(
+            game,
+            tier,
+            lower,
+            slices,
+            start,
+            lo,
+            &mut pass.cells[lo..hi],
+        );
+        let mut edges: Vec<Vec<u64>> = vec![Vec::new(); ranks];
+        for c in chunks {
+            let (buckets, due, count, work) = c?;
+            for (to, b) in edges.iter_mut().zip(buckets) {
+                to.extend_from_slice(&b);
+            }
+            for (level, local) in due {
+                pass.due.push(level, local);
+            }
+            pass.edge_count += count;
+            pass.work += work;
+        }
+        pass.edge_bytes += bytes_to_others(&edges, me);
+        let received = comm.all_to_all(&edges, 2);
+        drop(edges);
+        pass.received.extend_from_slice(&received);
+        progress.advance((hi - lo) as u64);
+    }
+    Ok(pass)
+}
+
+/// The successors of the slice's positions `lo..lo + cells.len()` (offsets in the slice at
+/// `start`), a chunk per worker at a time.
+fn pass_block<G: Game, L: Lookup>(
     game: &G,
     tier: Tier,
     lower: &L,
     slices: &Slices,
     start: u64,
-    len: usize,
-) -> Result<Pass> {
+    lo: usize,
+    cells: &mut [u32],
+) -> Vec<Result<Chunk>> {
     let ranks = slices.ranks();
-    let mut cells = vec![0u32; len];
-    let chunks: Vec<Result<Chunk>> = cells
+    cells
         .par_chunks_mut(PASS_CHUNK)
         .enumerate()
         .map_init(
             || (Vec::with_capacity(64), Vec::with_capacity(64)),
             |(succ, inside), (ci, chunk)| {
-                let first = start + (ci * PASS_CHUNK) as u64;
+                let first = start + (lo + ci * PASS_CHUNK) as u64;
                 let mut buckets: Vec<Vec<u64>> = vec![Vec::new(); ranks];
                 let mut due = Vec::new();
                 let mut count = 0u64;
+                let mut work = 0u64;
                 let mut failure = None;
                 game.visit(tier, first..first + chunk.len() as u64, |i, pos| {
                     if failure.is_some() {
@@ -128,6 +213,7 @@ fn successors<G: Game, L: Lookup>(
                     game.successors(pos, succ);
                     match classify(tier, lower, succ, inside) {
                         Ok(o) => {
+                            work += position_cost(succ.len(), inside.len());
                             let (c, level) = o.initial_cell();
                             if !cell::is_final(c) {
                                 for &t in inside.iter() {
@@ -147,27 +233,11 @@ fn successors<G: Game, L: Lookup>(
                 });
                 match failure {
                     Some(e) => Err(e),
-                    None => Ok((buckets, due, count)),
+                    None => Ok((buckets, due, count, work)),
                 }
             },
         )
-        .collect();
-    let mut pass = Pass {
-        cells: Vec::new(),
-        edges: vec![Vec::new(); ranks],
-        due: Vec::new(),
-        edge_count: 0,
-    };
-    for c in chunks {
-        let (buckets, due, count) = c?;
-        for (to, b) in pass.edges.iter_mut().zip(buckets) {
-            to.extend_from_slice(&b);
-        }
-        pass.due.extend(due);
-        pass.edge_count += count;
-    }
-    pass.cells = cells;
-    Ok(pass)
+        .collect()
 }
 
 /// Predecessor lists of a slice's positions: tier indices of the sources, grouped by target.
@@ -177,8 +247,9 @@ struct Preds {
 }
 
 impl Preds {
-    /// From `(target, source)` pairs whose targets all lie in the slice at `start`.
-    fn build(len: usize, start: u64, pairs: &[u64]) -> Result<Preds> {
+    /// From `(target, source)` pairs whose targets all lie in the slice at `start` (freed
+    /// once the lists are built).
+    fn build(len: usize, start: u64, pairs: Vec<u64>) -> Result<Preds> {
         let mut offsets = vec![0u64; len + 1];
         for p in pairs.chunks_exact(2) {
             let t = p[0].wrapping_sub(start);
@@ -194,13 +265,19 @@ impl Preds {
         for i in 0..len {
             offsets[i + 1] += offsets[i];
         }
-        let mut fill = offsets.clone();
+        // Filled through the offsets themselves (each ends where the next list starts),
+        // then moved back by one list: no second array of offsets.
         let mut sources = vec![0u64; pairs.len() / 2];
         for p in pairs.chunks_exact(2) {
             let t = (p[0] - start) as usize;
-            sources[fill[t] as usize] = p[1];
-            fill[t] += 1;
+            sources[offsets[t] as usize] = p[1];
+            offsets[t] += 1;
         }
+        drop(pairs);
+        for i in (1..=len).rev() {
+            offsets[i] = offsets[i - 1];
+        }
+        offsets[0] = 0;
         Ok(Preds { offsets, sources })
     }
 
@@ -243,15 +320,18 @@ fn attract(
     cells: &[AtomicU32],
     preds: &Preds,
     mut due: Due,
+    progress: &dyn TierProgress,
 ) -> Result<Vec<u64>> {
     let me = comm.rank;
     let start = slices.start(me);
     let ranks = slices.ranks();
     let mut level_bytes = Vec::new();
+    let mut decided = 0u64;
     let mut level = comm.min_u64(due.next_from(0));
     while level != u64::MAX {
         let l = level as u32;
         let now = due.take(l);
+        decided += now.len() as u64;
         let (out, settle) = emit(cells, &now, preds, l, slices, ranks);
         level_bytes.push(bytes_to_others(&out, me));
         let received = comm.all_to_all(&out, 1);
@@ -280,6 +360,10 @@ fn attract(
             }
         }
         level = comm.min_u64(due.next_from(l + 1));
+        // Positions decided so far on every rank, as one process counts them (every rank
+        // takes part; only rank 0 shows it).
+        let all = comm.sum_u64s(&[decided])[0];
+        progress.level_done(l + 1, all);
     }
     Ok(level_bytes)
 }

@@ -1,6 +1,8 @@
 //! Every rank but 0: takes rank 0's commands until the run is over. Finished tiers arrive as
-//! their compressed files, are kept in this rank's own folder under `--tmp` (no shared
-//! filesystem is assumed) and decoded into memory for the successor pass's lookups.
+//! their compressed files, in pieces, are decoded into raw tables in this rank's own folder
+//! under `--tmp` (no shared filesystem is assumed) and looked up as one process looks its
+//! lower tiers up: copied into memory while they fit the plan's share of this rank's own
+//! `--mem`, else mapped with their resident pages bounded.
 
 use std::path::Path;
 use std::time::Instant;
@@ -13,13 +15,17 @@ use super::traffic::TierTraffic;
 use crate::db::build::Compressor;
 use crate::error::{Error, Result};
 use crate::game::{AnyGame, Game};
+use crate::solve::budget::MemoryPlan;
 use crate::solve::run::TierSink;
 use crate::solve::tables::{TableData, Tables};
-use crate::store::fingerprint;
+use crate::solve::tier::Silent;
+use crate::store::manifest::{table_file, FileRecord};
+use crate::store::{fingerprint, table, Checksum};
 
 /// Serves rank 0 until it says the run is over; `tmp` is where this rank keeps its copies
-/// of the finished tiers (in a folder of its own, removed at the end).
-pub fn serve(comm: &mut Comm, tmp: &Path) -> Result<()> {
+/// of the finished tiers (in a folder of its own, removed at the end), `budget` its own
+/// `--mem`.
+pub fn serve(comm: &mut Comm, tmp: &Path, budget: u64) -> Result<()> {
     let game = match protocol::receive(comm)? {
         Command::Done => return Ok(()),
         Command::Game { descriptor } => AnyGame::from_descriptor(&descriptor)?,
@@ -30,50 +36,63 @@ pub fn serve(comm: &mut Comm, tmp: &Path) -> Result<()> {
             )))
         }
     };
+    // Rank 0 checks every slice against the smallest budget of all ranks.
+    comm.min_u64(budget);
     std::fs::create_dir_all(tmp).map_err(|e| Error::io(tmp, e))?;
     let dir = tempfile::Builder::new()
         .prefix(&format!("bawo-rank{}-", comm.rank))
         .tempdir_in(tmp)
         .map_err(|e| Error::io(tmp, e))?;
-    crate::with_game!(&game, g => serve_game(comm, g, dir.path()))
+    crate::with_game!(&game, g => serve_game(comm, g, dir.path(), budget))
 }
 
-fn serve_game<G: Game>(comm: &mut Comm, game: &G, dir: &Path) -> Result<()> {
+/// This rank's finished tiers.
+struct LowerTiers {
+    tables: Tables,
+    plan: MemoryPlan,
+    /// Bytes of raw tables of the tiers received so far.
+    bytes: u64,
+}
+
+fn serve_game<G: Game>(comm: &mut Comm, game: &G, dir: &Path, budget: u64) -> Result<()> {
     let fp = fingerprint(&game.descriptor());
-    let sink = Compressor::default();
-    let mut tables = Tables::default();
+    let plan = MemoryPlan::new(budget, None, rayon::current_num_threads(), &[])?;
+    let mut lower = LowerTiers {
+        tables: Tables::bounded(plan.resident_lower),
+        plan,
+        bytes: 0,
+    };
     loop {
         match protocol::receive(comm)? {
             Command::Done => return Ok(()),
-            Command::Lower { tier, states, file } => {
-                let mut payload = Vec::new();
-                comm.broadcast_bytes(&mut payload);
-                let name = Path::new(&file.file)
-                    .file_name()
-                    .ok_or_else(|| Error::Internal(format!("bad file name {}", file.file)))?;
-                let path = dir.join(name);
-                crate::store::write_atomic(&path, |w| w.write_all(&payload))?;
-                sink.check(dir, tier, states, fp, &file)?;
-                let mut entries = Vec::with_capacity(states as usize);
-                sink.restore(dir, tier, states, fp, &file, &mut |e: &[u16]| {
-                    entries.extend_from_slice(e);
-                    Ok(())
-                })?;
-                if entries.len() as u64 != states {
-                    return Err(Error::corrupt(
-                        &path,
-                        "decodes to another number of entries",
-                    ));
-                }
-                tables.insert(tier, TableData::Owned(entries));
+            Command::Lower {
+                tier,
+                states,
+                checksum,
+                file,
+                bytes,
+            } => {
+                let got = Received {
+                    tier,
+                    states,
+                    checksum,
+                    fp,
+                };
+                receive_lower(comm, dir, &got, &file, bytes, &mut lower)?;
             }
-            Command::Tier { tier, states } => {
+            Command::Tier {
+                tier,
+                states,
+                starts,
+            } => {
                 let t0 = Instant::now();
                 // Time waiting for this command (rank 0 compressing the tier below) is not
                 // the tier's.
                 comm.take_wait();
-                let slices = Slices::even(states, comm.size);
-                let out = solve_slice(comm, game, tier, &slices, &tables)?;
+                let slices = Slices::from_starts(starts)
+                    .filter(|s| s.ranks() == comm.size && s.starts().last() == Some(&states))
+                    .ok_or_else(|| Error::Internal(format!("bad slices of tier {tier}")))?;
+                let out = solve_slice(comm, game, tier, &slices, &lower.tables, &Silent)?;
                 comm.send_to_root(&out.entries);
                 let seeds = game.tier_seeds(tier);
                 TierTraffic::gather(comm, tier, seeds, states, t0.elapsed(), &out, 0);
@@ -86,4 +105,71 @@ fn serve_game<G: Game>(comm: &mut Comm, game: &G, dir: &Path) -> Result<()> {
             }
         }
     }
+}
+
+/// A finished tier rank 0 sends.
+struct Received {
+    tier: u32,
+    states: u64,
+    /// The manifest's checksum of its raw table.
+    checksum: Checksum,
+    fp: u64,
+}
+
+/// Receives a finished tier's compressed file in pieces, checks it, decodes it into a raw
+/// table in `dir` (the compressed file is removed then) and adds it to the lookups.
+fn receive_lower(
+    comm: &mut Comm,
+    dir: &Path,
+    got: &Received,
+    file: &FileRecord,
+    bytes: u64,
+    lower: &mut LowerTiers,
+) -> Result<()> {
+    let &Received {
+        tier,
+        states,
+        checksum,
+        fp,
+    } = got;
+    let name = Path::new(&file.file)
+        .file_name()
+        .ok_or_else(|| Error::Internal(format!("bad file name {}", file.file)))?;
+    let path = dir.join(name);
+    crate::store::write_atomic(&path, |w| {
+        let mut piece = Vec::new();
+        let mut left = bytes;
+        while left > 0 {
+            comm.broadcast_bytes(&mut piece);
+            w.write_all(&piece)?;
+            left = left.saturating_sub(piece.len().max(1) as u64);
+        }
+        Ok(())
+    })?;
+    let sink = Compressor::default();
+    let local = FileRecord {
+        file: name.to_string_lossy().into_owned(),
+        ..file.clone()
+    };
+    sink.check(dir, tier, states, fp, &local)?;
+    let tbl = dir.join(table_file(tier));
+    let (header, _) = table::write_table_streaming(&tbl, tier, states, fp, |put| {
+        sink.restore(dir, tier, states, fp, &local, put)
+    })?;
+    if header.checksum != checksum {
+        return Err(Error::corrupt(
+            &path,
+            "decodes to other entries than the manifest's table",
+        ));
+    }
+    std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+    let (_, data) = table::open_table(&tbl, tier, states, fp, false)?;
+    lower.bytes += 2 * states;
+    let data = if lower.plan.lower_resident(lower.bytes) {
+        TableData::Owned(crate::solve::huge::copy_of(data.entries()))
+    } else {
+        data
+    };
+    lower.tables.insert(tier, data);
+    Ok(())
 }

@@ -83,7 +83,7 @@ pub fn plot(stats: &Stats, path: &Path) -> Result<()> {
             {
                 use image::ImageEncoder;
                 image::codecs::png::PngEncoder::new(&mut png)
-                    .write_image(&rgb, SIZE.0, SIZE.1, image::ColorType::Rgb8)
+                    .write_image(&rgb, SIZE.0, SIZE.1, image::ExtendedColorType::Rgb8)
                     .map_err(plot_err)?;
             }
             crate::store::write_atomic(path, |w| w.write_all(&png))?;

@@ -12,7 +12,7 @@
 //! Nothing is read from disk but the databases named on the command line, and those only
 //! through [`crate::db::Database`]: a request names a database by its short name, never by
 //! path, so no request can reach another file. Probes run on tokio's blocking pool, capped at
-//! [`BLOCKING_THREADS`] threads, or for `/api/query` inline on the (at most 8) worker threads,
+//! [`BLOCKING_THREADS`] threads, or for `/api/query` inline on the worker threads (`--threads`),
 //! so that a burst of requests cannot decode more blocks at once than that (memory stays
 //! bounded by the block cache plus those in-flight blocks).
 
@@ -43,6 +43,8 @@ pub struct ServeConfig {
     pub dbs: Vec<PathBuf>,
     /// Address to listen on; port 0 picks a free port.
     pub addr: SocketAddr,
+    /// Threads answering requests; 0 picks one per core, at most [`MAX_WORKERS`].
+    pub threads: usize,
 }
 
 impl ServeConfig {
@@ -56,9 +58,30 @@ impl ServeConfig {
     }
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
+/// Most threads answering requests when `--threads` is left at 0.
+pub const MAX_WORKERS: usize = 8;
+
+/// The number of request threads for `threads` (0: one per core, at most [`MAX_WORKERS`]).
+fn worker_threads(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(2, |n| n.get().min(MAX_WORKERS)),
+        n => n,
+    }
+}
+
+/// One request thread runs everything on the thread that serves (no hand-offs between
+/// threads: the cheapest per request when the server shares a small machine); more run
+/// tokio's work-stealing pool.
+fn runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
+    let mut builder = match worker_threads(threads) {
+        1 => tokio::runtime::Builder::new_current_thread(),
+        n => {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(n);
+            b
+        }
+    };
+    builder
         .max_blocking_threads(BLOCKING_THREADS)
         .enable_all()
         .build()
@@ -89,7 +112,7 @@ fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
 pub fn serve(config: ServeConfig) -> Result<()> {
     let served = Served::open(&config.dbs)?;
     warn_unfinished(&served);
-    let rt = runtime()?;
+    let rt = runtime(config.threads)?;
     let listener = {
         let _inside = rt.enter();
         bind(config.addr)?
@@ -182,7 +205,7 @@ impl Drop for RunningServer {
 /// stopped or dropped.
 pub fn start(config: ServeConfig) -> Result<RunningServer> {
     let served = Served::open(&config.dbs)?;
-    let rt = runtime()?;
+    let rt = runtime(config.threads)?;
     let listener = {
         let _inside = rt.enter();
         bind(config.addr)?

@@ -219,6 +219,21 @@ pub fn classify<L: Lookup>(
     Ok(o)
 }
 
+/// The distinct indices, in order, of the successors in `succ` that stay in `tier`: a
+/// position's in-tier edges as the planners (budget, cluster slices) count them.
+pub fn distinct_in_tier(tier: Tier, succ: &[Successor]) -> Vec<u64> {
+    let mut inside: Vec<u64> = succ
+        .iter()
+        .filter_map(|s| match *s {
+            Successor::Position { tier: t, index } if t == tier => Some(index),
+            _ => None,
+        })
+        .collect();
+    inside.sort_unstable();
+    inside.dedup();
+    inside
+}
+
 /// Average distinct in-tier successors per position, from an even sample (for planning).
 pub fn estimate_in_tier_degree<G: Game>(game: &G, tier: Tier, size: u64) -> f64 {
     let samples = size.min(2048);
@@ -231,16 +246,7 @@ pub fn estimate_in_tier_degree<G: Game>(game: &G, tier: Tier, size: u64) -> f64 
         .map_init(Vec::new, |succ, k| {
             succ.clear();
             game.successors(&game.position(tier, k * step), succ);
-            let mut inside: Vec<u64> = succ
-                .iter()
-                .filter_map(|s| match *s {
-                    Successor::Position { tier: t, index } if t == tier => Some(index),
-                    _ => None,
-                })
-                .collect();
-            inside.sort_unstable();
-            inside.dedup();
-            inside.len() as u64
+            distinct_in_tier(tier, succ).len() as u64
         })
         .sum();
     total as f64 / samples as f64
