@@ -197,6 +197,16 @@ impl AnchoredBits {
         AnchoredBits(bytes)
     }
 
+    /// Bits taken as they were sent (by [`AnchoredBits::as_bytes`]): 8 positions a byte,
+    /// least significant bit first.
+    pub fn from_bytes(bytes: Vec<u8>) -> AnchoredBits {
+        AnchoredBits(bytes)
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     #[inline]
     pub fn get(&self, i: u64) -> bool {
         self.0

@@ -159,6 +159,11 @@ impl Tables {
         self.set_limit();
     }
 
+    /// The anchored bits of `tier`, when known.
+    pub fn anchored_bits(&self, tier: Tier) -> Option<&AnchoredBits> {
+        self.anchored.get(tier as usize).and_then(Option::as_ref)
+    }
+
     pub fn get(&self, tier: Tier) -> Option<&TableData> {
         self.tiers.get(tier as usize).and_then(Option::as_ref)
     }
