@@ -27,6 +27,9 @@ pub struct PackArgs {
     /// zstd level.
     #[arg(long, default_value_t = db::format::EncodeOptions::default().level)]
     pub level: i32,
+    /// Substitute don't-care entries (found by two plies of moves from every position).
+    #[arg(long)]
+    pub dont_care: bool,
     #[arg(long)]
     pub threads: Option<usize>,
 }
@@ -49,6 +52,9 @@ pub struct MeasureArgs {
     /// Only this tier.
     #[arg(long)]
     pub tier: Option<u32>,
+    /// Also the size with don't-care entries at each of these block sizes (powers of two).
+    #[arg(long, value_delimiter = ',')]
+    pub block_bits: Vec<u32>,
     #[arg(long)]
     pub threads: Option<usize>,
 }
@@ -159,12 +165,31 @@ pub fn run_pack(a: PackArgs) -> Result<()> {
         return Err(usage("--block must be positive"));
     }
     let mut m2 = m.clone();
+    let game = bawo::game::AnyGame::from_descriptor(&m.game)
+        .map_err(|e| Error::Mismatch(format!("{}: {e}", a.db.display())))?;
     let (mut states, mut bytes, mut secs) = (0u64, 0u64, 0f64);
     for r in m2.tiers.iter_mut() {
         let data = raw_table(&a.db, &m, r)?;
+        let mask = if a.dont_care {
+            with_threads(
+                a.threads,
+                || with_game!(&game, g => db::dontcare::mask(g, r.tier, 0, data.entries().len())),
+            )?
+        } else {
+            Vec::new()
+        };
+        let dont_care = |i: u64| mask[i as usize];
         let t = Instant::now();
         let rec = with_threads(a.threads, || {
-            db::format::write_tier(&a.db, r.tier, m.fingerprint_value(), data.entries(), &opts)
+            db::format::write_tier_with(
+                &a.db,
+                r.tier,
+                m.fingerprint_value(),
+                data.entries(),
+                a.dont_care
+                    .then_some(&dont_care as db::format::DontCare<'_>),
+                &opts,
+            )
         })??;
         secs += t.elapsed().as_secs_f64();
         states += r.counts.states;
@@ -274,6 +299,7 @@ pub fn run_measure(a: MeasureArgs) -> Result<()> {
     };
     outln!("tier    stored  dontcare%   h0    h1  h0dc  h1dc   zstd bits  zstd-dc bits  mask s");
     let (mut stored, mut before, mut after, mut mask_secs) = (0u64, 0u64, 0u64, 0f64);
+    let mut by_block: Vec<u64> = Vec::new();
     for r in m
         .tiers
         .iter()
@@ -308,6 +334,20 @@ pub fn run_measure(a: MeasureArgs) -> Result<()> {
             outln!("tier {} neighbour pits {set}: {h:.3}", r.tier);
         }
         let fp = m.fingerprint_value();
+        for (k, &bits) in a.block_bits.iter().enumerate() {
+            let o = db::format::EncodeOptions {
+                block_positions: 1u32
+                    .checked_shl(bits)
+                    .filter(|&b| b > 1)
+                    .ok_or_else(|| usage("--block-bits takes powers of two between 1 and 31"))?,
+                level: a.level,
+            };
+            let b = with_threads(a.threads, || db::format::encode(r.tier, fp, &sub, &o))??;
+            if by_block.len() <= k {
+                by_block.push(0);
+            }
+            by_block[k] += b.len() as u64;
+        }
         let b0 = with_threads(a.threads, || db::format::encode(r.tier, fp, &raw, &opts))??;
         let b1 = with_threads(a.threads, || db::format::encode(r.tier, fp, &sub, &opts))??;
         let n = raw.len().max(1) as f64;
@@ -340,5 +380,11 @@ pub fn run_measure(a: MeasureArgs) -> Result<()> {
         after as f64 * 8.0 / both,
         mask_secs
     );
+    for (bits, bytes) in a.block_bits.iter().zip(&by_block) {
+        outln!(
+            "with don't-care, 2^{bits}-position blocks: {bytes} bytes = {:.3} bits/position",
+            *bytes as f64 * 8.0 / both
+        );
+    }
     Ok(())
 }

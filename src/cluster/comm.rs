@@ -1,7 +1,7 @@
 //! The few collective operations the cluster solver needs, over rsmpi, each timed and its
 //! bytes counted: one all-to-all with counts (chunked so that no count or displacement passes
 //! MPI's 32-bit limit), a broadcast of bytes from rank 0, global reductions, and streaming a
-//! slice of entries to rank 0.
+//! slice of entries (and its flags) to rank 0.
 
 use std::time::{Duration, Instant};
 
@@ -175,22 +175,23 @@ impl Comm {
         }
     }
 
-    /// Sends `entries` to rank 0, in messages of at most [`GATHER_PIECE`] entries.
-    pub fn send_to_root(&mut self, entries: &[u16]) {
-        for piece in entries.chunks(GATHER_PIECE) {
+    /// Sends `items` (a slice's entries, or its packed flags) to rank 0, in messages of at
+    /// most [`GATHER_PIECE`] items.
+    pub fn send_to_root<T: Equivalence>(&mut self, items: &[T]) {
+        for piece in items.chunks(GATHER_PIECE) {
             self.timed(|w| w.process_at_rank(0).send(piece));
         }
     }
 
-    /// On rank 0: receives the `len` entries rank `from` sends with [`Comm::send_to_root`],
+    /// On rank 0: receives the `len` items rank `from` sends with [`Comm::send_to_root`],
     /// handing each message to `put`.
-    pub fn receive_from<E>(
+    pub fn receive_from<T: Equivalence + Copy + Default, E>(
         &mut self,
         from: usize,
         len: u64,
-        put: &mut dyn FnMut(&[u16]) -> Result<(), E>,
+        put: &mut dyn FnMut(&[T]) -> Result<(), E>,
     ) -> Result<(), E> {
-        let mut buf = vec![0u16; (len as usize).min(GATHER_PIECE)];
+        let mut buf = vec![T::default(); (len as usize).min(GATHER_PIECE)];
         let mut left = len as usize;
         while left > 0 {
             let n = left.min(GATHER_PIECE);

@@ -13,6 +13,7 @@
 //! |------------------------------------------|---------------------------------------------|
 //! | the binary, threads, allocator, MPI      | [`FIXED_OVERHEAD`] + [`MPI_OVERHEAD`]        |
 //! | lower tiers                              | the plan's share, at most a quarter of the budget |
+//! | lower tiers' anchored bits               | 1 bit a position ([`ANCHORED_BITS_PER_BYTE`]), always in memory |
 //! | exchange buffers                         | a round of an all-to-all, a block of the successor pass |
 //! | the slice, per position                  | [`PER_POSITION`]                             |
 //! | the slice, per in-tier edge              | [`PER_EDGE`] (edges sent or received, the larger) |
@@ -63,10 +64,16 @@ pub fn slice_bytes(load: &Load, threads: usize) -> u64 {
     (PER_POSITION * load.positions as f64 + PER_EDGE * edges + buffers(threads, per)) as u64
 }
 
+/// Bytes of lower tiers' raw tables (2 a position) per byte of their anchored bits (1 bit a
+/// position), which every rank keeps in memory for the don't-care flags of the tiers above.
+pub const ANCHORED_BITS_PER_BYTE: u64 = 16;
+
 /// The least budget holding `need` bytes beside the fixed overheads and lower tiers of
-/// `lower` bytes in all (which take at most the plan's share of the budget, a quarter).
+/// `lower` bytes in all (which take at most the plan's share of the budget, a quarter, and
+/// their anchored bits beside).
 fn least_budget(need: u64, lower: u64) -> u64 {
-    let fixed = FIXED_OVERHEAD + MPI_OVERHEAD + need;
+    let bits = lower.div_ceil(ANCHORED_BITS_PER_BYTE);
+    let fixed = FIXED_OVERHEAD + MPI_OVERHEAD + need + bits;
     // Lower tiers take min(lower, share(b)); the share grows with the budget.
     let share = |b: u64| MemoryPlan::new(b, None, 1, &[]).map_or(b / 4, |p| p.resident_lower);
     let fits = |b: u64| fixed + lower.min(share(b)) <= b;
@@ -200,10 +207,11 @@ mod tests {
             let mib = least_budget(need, lower);
             let b = mib << 20;
             let share = MemoryPlan::new(b, None, 1, &[]).unwrap().resident_lower;
-            assert!(FIXED_OVERHEAD + MPI_OVERHEAD + need + lower.min(share) <= b);
+            let fixed = FIXED_OVERHEAD + MPI_OVERHEAD + need + lower / ANCHORED_BITS_PER_BYTE;
+            assert!(fixed + lower.min(share) <= b);
             let b = (mib - 1) << 20;
             let share = MemoryPlan::new(b, None, 1, &[]).unwrap().resident_lower;
-            assert!(FIXED_OVERHEAD + MPI_OVERHEAD + need + lower.min(share) > b);
+            assert!(fixed + lower.min(share) > b);
         }
     }
 

@@ -1,6 +1,6 @@
 //! What rank 0 tells the other ranks, in order, by broadcast: the game, each finished tier's
-//! compressed file (the lower tiers every rank looks up), the tier to solve next with every
-//! rank's slice of it, and the end.
+//! compressed file and anchored bits (the lower tiers every rank looks up), the tier to solve
+//! next with every rank's slice of it, and the end.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,7 +14,8 @@ pub enum Command {
     /// The game of the run, as its descriptor.
     Game { descriptor: String },
     /// A finished tier: its `.bdb` file's `bytes` follow in broadcasts of at most
-    /// [`FILE_PIECE`] bytes; `checksum` is the manifest's of its raw table.
+    /// [`FILE_PIECE`] bytes, then its anchored bits (`crate::solve::flags`, 1 bit a position)
+    /// in one broadcast; `checksum` is the manifest's of its raw table.
     Lower {
         tier: u32,
         states: u64,

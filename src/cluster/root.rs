@@ -1,8 +1,9 @@
 //! Rank 0: the run itself (manifest, ledger, lower tiers, compressed files, resume) is the
 //! single-process solver's [`solve_with`]; only each unfinished tier is handed to
 //! [`RootSolver`], which ships the finished tiers the other ranks lack, solves its own slice
-//! with them, gathers every slice's entries and writes the tier's table with the same code
-//! as one process. Before any of that, every tier's slices are cut by estimated work and
+//! with them, gathers every slice's entries and flags and writes the tier's table and flags
+//! file with the same code as one process, so its `.bdb` file substitutes the same don't-care
+//! entries. Before any of that, every tier's slices are cut by estimated work and
 //! checked against the smallest rank's `--mem` ([`super::memory`]).
 
 use std::cell::RefCell;
@@ -13,7 +14,7 @@ use std::time::Instant;
 use super::comm::Comm;
 use super::memory::{self, TierCheck};
 use super::protocol::{self, Command, FILE_PIECE};
-use super::slice::solve_slice;
+use super::slice::{packed_flags_len, solve_slice, unpack_flags, FLAGS_PER_BYTE};
 use super::slices::{Slices, TierSample, EVEN_SLICES_ENV};
 use super::traffic::TierTraffic;
 use crate::db::build::Compressor;
@@ -21,10 +22,14 @@ use crate::error::{Error, Result};
 use crate::game::Game;
 use crate::solve::checkpoint::Checkpoints;
 use crate::solve::counts::{TierCounts, TierTimings};
+use crate::solve::flags::{flags_path_beside, FlagWriter};
 use crate::solve::run::{solve_with, RunProgress, SolveConfig, SolveReport, TierSolver};
 use crate::solve::tables::Tables;
 use crate::solve::tier::{Lower, SolvedTier, TierOptions, TierProgress, TierTask};
 use crate::store::table;
+
+/// The zstd level of the anchored bits sent with each finished tier.
+const ANCHORED_LEVEL: i32 = 3;
 
 /// Rank 0's tier solver.
 pub struct RootSolver<'c> {
@@ -59,7 +64,8 @@ pub fn solve_root<G: Game>(
         traffic: RefCell::new(Vec::new()),
         slices,
     };
-    let report = solve_with(game, cfg, progress, &Compressor::default(), &solver)?;
+    let sink = Compressor::for_game(game.name());
+    let report = solve_with(game, cfg, progress, &sink, &solver)?;
     let RootSolver { comm, traffic, .. } = solver;
     protocol::send(comm.into_inner(), &Command::Done)?;
     Ok((report, traffic.into_inner()))
@@ -101,8 +107,9 @@ fn plan_slices<G: Game>(
 
 impl RootSolver<'_> {
     /// Sends the other ranks every finished tier they do not have yet, its compressed file in
-    /// pieces; returns the bytes that left rank 0.
-    fn ship_lower(&self, ckpt: &Checkpoints<'_>) -> Result<u64> {
+    /// pieces, then its anchored bits from `tables` (empty where unknown, which only makes
+    /// fewer positions don't-care, on every rank alike); returns the bytes that left rank 0.
+    fn ship_lower(&self, ckpt: &Checkpoints<'_>, tables: &Tables) -> Result<u64> {
         let mut comm = self.comm.borrow_mut();
         let mut shipped = self.shipped.borrow_mut();
         let mut sent = 0;
@@ -142,8 +149,15 @@ impl RootSolver<'_> {
                 comm.broadcast_bytes(&mut piece);
                 left -= n as u64;
             }
+            // Compressed: neighbouring positions in index order tend to share the bit.
+            let mut bits = match tables.anchored_bits(rec.tier) {
+                Some(b) => zstd::bulk::compress(b.as_bytes(), ANCHORED_LEVEL)
+                    .map_err(|e| Error::Internal(format!("cannot compress anchored bits: {e}")))?,
+                None => Vec::new(),
+            };
+            comm.broadcast_bytes(&mut bits);
             comm.busy = false;
-            sent += bytes * (comm.size as u64 - 1);
+            sent += (bytes + bits.len() as u64) * (comm.size as u64 - 1);
             shipped.insert(rec.tier);
         }
         Ok(sent)
@@ -166,7 +180,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
         // solves whole tiers.
         let tier = task.tier;
         let states = game.tier_size(tier)?;
-        let lower_bytes = self.ship_lower(ckpt)?;
+        let lower_bytes = self.ship_lower(ckpt, lower.lookup)?;
         let mut comm = self.comm.borrow_mut();
         let slices = match self.slices.get(&tier) {
             Some(s) if s.starts().last() == Some(&states) => s.clone(),
@@ -188,12 +202,15 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
             seeds: game.tier_seeds(tier),
             ..Default::default()
         };
-        // Every slice's entries, in rank order, into the tier's table.
+        // Every slice's entries, in rank order, into the tier's table, and its flags beside
+        // it, as one process writes them.
         progress.phase("finish", states, 0);
+        let mut flags = FlagWriter::create(&flags_path_beside(task.table_path))?;
         let (header, bytes) =
             table::write_table_streaming(task.table_path, tier, states, fp, |put| {
                 counts.add(&out.entries);
                 put(&out.entries)?;
+                flags.push(&unpack_flags(&out.flags, out.entries.len()))?;
                 progress.advance(out.entries.len() as u64);
                 for r in 1..comm.size {
                     comm.receive_from(r, slices.len(r), &mut |piece: &[u16]| {
@@ -201,10 +218,22 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
                         progress.advance(piece.len() as u64);
                         put(piece)
                     })?;
+                    let mut left = slices.len(r);
+                    let packed = packed_flags_len(left);
+                    comm.receive_from(r, packed, &mut |piece: &[u8]| {
+                        let n = left.min((FLAGS_PER_BYTE * piece.len()) as u64);
+                        left -= n;
+                        flags.push(&unpack_flags(piece, n as usize))
+                    })?;
                 }
                 Ok(())
             })?;
+        flags.finish()?;
         let wall = t0.elapsed();
+        // The other ranks' entries and packed flags, which came to rank 0.
+        let gathered: u64 = (1..comm.size)
+            .map(|r| 2 * slices.len(r) + packed_flags_len(slices.len(r)))
+            .sum();
         let traffic = TierTraffic::gather(
             &mut comm,
             tier,
@@ -212,7 +241,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
             states,
             wall,
             &out,
-            lower_bytes + 2 * (states - slices.len(0)),
+            lower_bytes + gathered,
         );
         self.traffic.borrow_mut().push(traffic);
         comm.busy = false;

@@ -1,8 +1,10 @@
 //! Every rank but 0: takes rank 0's commands until the run is over. Finished tiers arrive as
 //! their compressed files, in pieces, are decoded into raw tables in this rank's own folder
-//! under `--tmp` (no shared filesystem is assumed) and looked up as one process looks its
-//! lower tiers up: copied into memory while they fit the plan's share of this rank's own
-//! `--mem`, else mapped with their resident pages bounded.
+//! under `--tmp` (no shared filesystem is assumed; don't-care entries are recovered through
+//! their moves from the raw tables below, [`decode_with_lower`]) and looked up as one process
+//! looks its lower tiers up: copied into memory while they fit the plan's share of this
+//! rank's own `--mem`, else mapped with their resident pages bounded. Their anchored bits come
+//! with them, for the don't-care flags of the tiers above.
 
 use std::path::Path;
 use std::time::Instant;
@@ -12,15 +14,17 @@ use super::protocol::{self, Command};
 use super::slice::solve_slice;
 use super::slices::Slices;
 use super::traffic::TierTraffic;
-use crate::db::build::Compressor;
+use crate::db::build::{decode_with_lower, Compressor};
 use crate::error::{Error, Result};
-use crate::game::{AnyGame, Game};
+use crate::game::{AnyGame, Game, Tier};
 use crate::solve::budget::MemoryPlan;
+use crate::solve::flags::AnchoredBits;
 use crate::solve::run::TierSink;
-use crate::solve::tables::{TableData, Tables};
+use crate::solve::tables::{Lookup, TableData, Tables};
 use crate::solve::tier::Silent;
 use crate::store::manifest::{table_file, FileRecord};
 use crate::store::{fingerprint, table, Checksum};
+use crate::value::Entry;
 
 /// Serves rank 0 until it says the run is over; `tmp` is where this rank keeps its copies
 /// of the finished tiers (in a folder of its own, removed at the end), `budget` its own
@@ -78,7 +82,7 @@ fn serve_game<G: Game>(comm: &mut Comm, game: &G, dir: &Path, budget: u64) -> Re
                     checksum,
                     fp,
                 };
-                receive_lower(comm, dir, &got, &file, bytes, &mut lower)?;
+                receive_lower(comm, game, dir, &got, &file, bytes, &mut lower)?;
             }
             Command::Tier {
                 tier,
@@ -94,6 +98,7 @@ fn serve_game<G: Game>(comm: &mut Comm, game: &G, dir: &Path, budget: u64) -> Re
                     .ok_or_else(|| Error::Internal(format!("bad slices of tier {tier}")))?;
                 let out = solve_slice(comm, game, tier, &slices, &lower.tables, &Silent)?;
                 comm.send_to_root(&out.entries);
+                comm.send_to_root(&out.flags);
                 let seeds = game.tier_seeds(tier);
                 TierTraffic::gather(comm, tier, seeds, states, t0.elapsed(), &out, 0);
             }
@@ -118,8 +123,9 @@ struct Received {
 
 /// Receives a finished tier's compressed file in pieces, checks it, decodes it into a raw
 /// table in `dir` (the compressed file is removed then) and adds it to the lookups.
-fn receive_lower(
+fn receive_lower<G: Game>(
     comm: &mut Comm,
+    game: &G,
     dir: &Path,
     got: &Received,
     file: &FileRecord,
@@ -146,15 +152,23 @@ fn receive_lower(
         }
         Ok(())
     })?;
-    let sink = Compressor::default();
+    let mut bits = Vec::new();
+    comm.broadcast_bytes(&mut bits);
     let local = FileRecord {
         file: name.to_string_lossy().into_owned(),
         ..file.clone()
     };
-    sink.check(dir, tier, states, fp, &local)?;
+    Compressor::default().check(dir, tier, states, fp, &local)?;
     let tbl = dir.join(table_file(tier));
+    let tables = &lower.tables;
+    let below = |t: Tier, i: u64| match tables.entry(t, i) {
+        Entry::UNSOLVED => Err(Error::Internal(format!(
+            "tier {tier} moves into tier {t}, which rank 0 has not sent"
+        ))),
+        e => Ok(e),
+    };
     let (header, _) = table::write_table_streaming(&tbl, tier, states, fp, |put| {
-        sink.restore(dir, tier, states, fp, &local, put)
+        decode_with_lower(game, dir, tier, states, fp, &local, &below, put)
     })?;
     if header.checksum != checksum {
         return Err(Error::corrupt(
@@ -171,5 +185,23 @@ fn receive_lower(
         data
     };
     lower.tables.insert(tier, data);
+    lower
+        .tables
+        .insert_anchored(tier, anchored_bits(&bits, states, &path)?);
     Ok(())
+}
+
+/// The anchored bits of a tier of `states` positions from what rank 0 sent (compressed; empty
+/// when rank 0 does not know them, and then none are anchored on any rank).
+fn anchored_bits(sent: &[u8], states: u64, path: &Path) -> Result<AnchoredBits> {
+    if sent.is_empty() {
+        return Ok(AnchoredBits::default());
+    }
+    let len = states.div_ceil(8) as usize;
+    let bits = zstd::bulk::decompress(sent, len)
+        .map_err(|e| Error::corrupt(path, format!("anchored bits do not decompress: {e}")))?;
+    if bits.len() != len {
+        return Err(Error::corrupt(path, "anchored bits of another length"));
+    }
+    Ok(AnchoredBits::from_bytes(bits))
 }

@@ -7,18 +7,34 @@
 
 use std::path::Path;
 
-use super::encode::write_table_tier;
+use super::encode::{write_table_tier, DontCare};
 use super::format::{BdbFile, EncodeOptions};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
+use crate::solve::flags::TierFlags;
 use crate::solve::run::{RunProgress, SolveConfig, SolveReport, TierSink};
 use crate::store::manifest::FileRecord;
 use crate::store::table::TableData;
+use crate::value::Entry;
 
 /// Writes each finished tier's compressed file.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Compressor {
     pub options: EncodeOptions,
+    /// Store every entry as solved, even where the solver's flags say don't-care.
+    pub plain: bool,
+}
+
+impl Compressor {
+    /// The compressor for the game named `name`: don't-care entries are substituted where
+    /// that was measured to pay (README, "Smaller databases"): not on Bao, where more than
+    /// half the entries are don't-care and copying them breaks zstd's long matches.
+    pub fn for_game(name: &str) -> Compressor {
+        Compressor {
+            plain: name == "bao",
+            ..Compressor::default()
+        }
+    }
 }
 
 impl TierSink for Compressor {
@@ -28,8 +44,14 @@ impl TierSink for Compressor {
         tier: Tier,
         fingerprint: u64,
         table: &TableData,
+        flags: Option<&TierFlags>,
     ) -> Result<FileRecord> {
-        write_table_tier(dir, tier, fingerprint, table, &self.options)
+        let dont_care = |i: u64| flags.is_some_and(|f| f.dont_care(i));
+        let dont_care: Option<DontCare<'_>> = match flags {
+            Some(_) if !self.plain => Some(&dont_care),
+            _ => None,
+        };
+        write_table_tier(dir, tier, fingerprint, table, dont_care, &self.options)
     }
 
     fn check(
@@ -58,14 +80,51 @@ impl TierSink for Compressor {
         put: &mut dyn FnMut(&[u16]) -> Result<()>,
     ) -> Result<()> {
         let bdb = BdbFile::open(&dir.join(&file.file), tier, states, fingerprint)?;
-        let mut buf = Vec::new();
-        for b in 0..bdb.blocks() {
-            buf.clear();
-            bdb.decode_block(b)?.entries_into(bdb.symbols(), &mut buf);
-            put(&buf)?;
+        if !bdb.header().dont_care {
+            let mut buf = Vec::new();
+            for b in 0..bdb.blocks() {
+                buf.clear();
+                bdb.decode_block(b)?.entries_into(bdb.symbols(), &mut buf);
+                put(&buf)?;
+            }
+            return Ok(());
         }
-        Ok(())
+        // Don't-care entries are recovered through their moves into the tiers below, which
+        // the run directory's manifest records (they are finished before this one).
+        let db = super::Database::open(dir)?;
+        db.for_each_run(tier, |_, entries| put(entries))
     }
+}
+
+/// Decodes the `.bdb` file `file` of `tier` in `dir` into the tier's exact entries, block by
+/// block, without a database around it: the don't-care entries of a file that substitutes
+/// them are recovered through their moves from `lower(tier, index)`, the exact entries of the
+/// tiers below (a cluster rank's raw tables of the finished tiers, [`super::dontcare`]).
+#[allow(clippy::too_many_arguments)]
+pub fn decode_with_lower<G: Game>(
+    game: &G,
+    dir: &Path,
+    tier: Tier,
+    states: u64,
+    fingerprint: u64,
+    file: &FileRecord,
+    lower: &(dyn Fn(Tier, u64) -> Result<Entry> + Sync),
+    put: &mut dyn FnMut(&[u16]) -> Result<()>,
+) -> Result<()> {
+    let bdb = BdbFile::open(&dir.join(&file.file), tier, states, fingerprint)?;
+    let dont_care = bdb.header().dont_care;
+    let mut buf = Vec::new();
+    let mut first = 0u64;
+    for b in 0..bdb.blocks() {
+        buf.clear();
+        bdb.decode_block(b)?.entries_into(bdb.symbols(), &mut buf);
+        if dont_care {
+            super::dontcare::resolve_run(game, tier, first, &mut buf, lower)?;
+        }
+        put(&buf)?;
+        first += buf.len() as u64;
+    }
+    Ok(())
 }
 
 /// Solves every tier of `cfg.seeds` into the run directory `cfg.out` and compresses each
@@ -75,5 +134,5 @@ pub fn solve<G: Game>(
     cfg: &SolveConfig,
     progress: &dyn RunProgress,
 ) -> Result<SolveReport> {
-    crate::solve::run::solve(game, cfg, progress, &Compressor::default())
+    crate::solve::run::solve(game, cfg, progress, &Compressor::for_game(game.name()))
 }

@@ -5,7 +5,7 @@
 //! holds at most a few dozen blocks, so a linear scan for the oldest is cheaper than keeping
 //! an ordered structure up to date on every hit.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use super::format::Block;
@@ -21,6 +21,8 @@ struct Slot {
 
 struct Inner {
     slots: HashMap<(Tier, u32), Slot>,
+    /// Blocks probed once without being decoded whole ([`BlockCache::first_touch`]).
+    touched: HashSet<(Tier, u32)>,
     bytes: usize,
     clock: u64,
 }
@@ -36,10 +38,19 @@ impl BlockCache {
             budget,
             inner: Mutex::new(Inner {
                 slots: HashMap::new(),
+                touched: HashSet::new(),
                 bytes: 0,
                 clock: 0,
             }),
         }
+    }
+
+    /// Records a probe of a block the cache does not hold; true the first time. A block
+    /// probed once is read only as far as the probe needs (a cold query reads about half of
+    /// each block); one probed again is decoded whole and kept.
+    pub fn first_touch(&self, tier: Tier, block: u32) -> bool {
+        let mut g = self.inner.lock().expect("cache lock");
+        g.touched.insert((tier, block))
     }
 
     /// The cached block, if any, marked as just used.
@@ -86,6 +97,7 @@ impl BlockCache {
     pub fn clear(&self) {
         let mut g = self.inner.lock().expect("cache lock");
         g.slots.clear();
+        g.touched.clear();
         g.bytes = 0;
     }
 

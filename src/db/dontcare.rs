@@ -1,8 +1,6 @@
 //! Don't-care entries: positions whose value and depth follow from one ply into other tiers,
-//! so a file could store anything for them (whatever compresses best) and a prober recover
-//! them from their moves. The `.bdb` format does not use them: measured (`bawo measure`,
-//! README "Smaller databases"), they save 8% on Bawo and nothing on Kigogo and Bao, while
-//! finding them costs about as much as the solve. This module is that measurement's tool.
+//! so a `.bdb` file stores whatever compresses best for them (a copy of the entry before) and
+//! a prober recovers them from their moves ([`crate::db::Database::probe`]).
 //!
 //! A stored position `p` of tier `t` is **don't-care** when either
 //! - it has no legal move (it is lost in 0), or
@@ -12,11 +10,16 @@
 //!
 //! A successor of the second kind is never don't-care itself, so its stored entry is exact:
 //! recovering a don't-care position reads stored entries one ply down and never recurses
-//! (terminal successors are lost in 0 and need no lookup at all). The condition is computed
-//! from the position alone (its moves and its successors' moves, two plies of move
-//! generation), so the file needs no flag. The recovered entry is what the solver gives a
-//! position without moves inside its tier: [`Outlook::initial_cell`] over the successors'
-//! entries, the solver's own combination.
+//! (terminal successors are lost in 0 and need no lookup at all), so a probe reads at most one
+//! entry per move. The condition is computed from the position alone (its moves and its
+//! successors' moves, two plies of move generation), so the file needs no flag per position.
+//! The recovered entry is what the solver gives a position without moves inside its tier:
+//! [`Outlook::initial_cell`] over the successors' entries, the solver's own combination.
+//!
+//! Finding these positions costs the writer nothing extra: the solver's successor pass flags
+//! them (`crate::solve::flags`) from each position's own moves and the lower tiers' "anchored"
+//! bits. Where those bits are unknown it flags fewer positions, never more, so every
+//! substituted entry is one this module recovers.
 
 use crate::error::Result;
 use crate::game::{Game, Successor, Tier};
@@ -167,6 +170,13 @@ mod tests {
         let mut s = Scratch::default();
         for r in &db.manifest().tiers {
             let stored = db.tier_entries(r.tier).unwrap();
+            for (i, &e) in stored.iter().enumerate() {
+                // Substituted entries differ only at don't-care positions.
+                let pos = game.position(r.tier, i as u64);
+                if db.probe_stored(r.tier, i as u64).unwrap() != Entry(e) {
+                    assert!(is_dont_care(&game, r.tier, &pos, &mut s));
+                }
+            }
             let m = mask(&game, r.tier, 0, stored.len());
             for (i, &e) in stored.iter().enumerate() {
                 let pos = game.position(r.tier, i as u64);

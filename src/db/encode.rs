@@ -43,15 +43,52 @@ struct CodeBook {
     code: Vec<u8>,
 }
 
+/// Which positions of the tier are don't-care (by tier index), when the writer substitutes
+/// their entries.
+pub type DontCare<'a> = &'a (dyn Fn(u64) -> bool + Sync);
+
+/// The entries of the block starting at tier index `first`, as stored: with `dont_care`, each
+/// don't-care entry but the block's first is a copy of the stored entry before it, so runs of
+/// equal entries grow (the reader recovers the true entries through their moves).
+fn stored_block<'a>(
+    entries: &'a [u16],
+    first: u64,
+    dont_care: Option<DontCare<'_>>,
+) -> std::borrow::Cow<'a, [u16]> {
+    let Some(dc) = dont_care else {
+        return entries.into();
+    };
+    let mut out = entries.to_vec();
+    for j in 1..out.len() {
+        if dc(first + j as u64) {
+            out[j] = out[j - 1];
+        }
+    }
+    out.into()
+}
+
 impl CodeBook {
-    /// Counts the entries `batch` at a time, calling `release` after each batch (so a mapped
-    /// table's pages never pile up), and builds the codes.
-    fn build(entries: &[u16], batch: usize, release: &dyn Fn()) -> CodeBook {
+    /// Counts the stored entries (blocks of `block` positions) `batch` at a time, calling
+    /// `release` after each batch (so a mapped table's pages never pile up), and builds the
+    /// codes.
+    fn build(
+        entries: &[u16],
+        block: usize,
+        batch: usize,
+        dont_care: Option<DontCare<'_>>,
+        release: &dyn Fn(),
+    ) -> CodeBook {
         let mut counts = vec![0u64; 1 << 16];
-        for part in entries.chunks(batch.max(1)) {
-            for (x, y) in counts.iter_mut().zip(count(part)) {
-                *x += y;
-            }
+        for (k, part) in entries.chunks(batch.max(1)).enumerate() {
+            let first = (k * batch) as u64;
+            let part_counts = part
+                .par_chunks(block)
+                .enumerate()
+                .map(|(b, chunk)| {
+                    count(&stored_block(chunk, first + (b * block) as u64, dont_care))
+                })
+                .reduce(|| vec![0u64; 1 << 16], add_counts);
+            counts = add_counts(counts, part_counts);
             release();
         }
         Self::from_counts(&counts, entries.len() as u64)
@@ -82,28 +119,20 @@ impl CodeBook {
     }
 }
 
-/// How often each entry bit pattern occurs in `entries` (counted in parallel).
+/// How often each entry bit pattern occurs in `entries`.
 fn count(entries: &[u16]) -> Vec<u64> {
-    entries
-        .par_chunks(1 << 20)
-        .fold(
-            || vec![0u64; 1 << 16],
-            |mut c, chunk| {
-                for &e in chunk {
-                    c[e as usize] += 1;
-                }
-                c
-            },
-        )
-        .reduce(
-            || vec![0u64; 1 << 16],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    *x += y;
-                }
-                a
-            },
-        )
+    let mut c = vec![0u64; 1 << 16];
+    for &e in entries {
+        c[e as usize] += 1;
+    }
+    c
+}
+
+fn add_counts(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+    a
 }
 
 /// The decompressed content of one block: packed codes, then the escaped entries.
@@ -143,13 +172,16 @@ const READ_BACK: usize = 1 << 20;
 /// index offset and checksum are known only at the end, is written last over a placeholder;
 /// the whole-file checksum is then taken by reading the file back. Holds at most a block per
 /// thread (entries, codes, frame and zstd's working memory) and the index (24 bytes per
-/// block). Errors name `path`. Returns the file's length and checksum.
+/// block). With `dont_care`, don't-care entries are substituted (`stored_block`) and the
+/// header says so. Errors name `path`. Returns the file's length and checksum.
+#[allow(clippy::too_many_arguments)]
 pub fn encode_to<W: Read + Write + Seek>(
     out: &mut W,
     path: &Path,
     tier: u32,
     fingerprint: u64,
     entries: &[u16],
+    dont_care: Option<DontCare<'_>>,
     release: &dyn Fn(),
     opts: &EncodeOptions,
 ) -> Result<(u64, Checksum)> {
@@ -159,7 +191,7 @@ pub fn encode_to<W: Read + Write + Seek>(
     let io = |e| Error::io(path, e);
     let block = opts.block_positions as usize;
     let batch = block * rayon::current_num_threads().max(1);
-    let book = CodeBook::build(entries, batch, release);
+    let book = CodeBook::build(entries, block, batch, dont_care, release);
     let mut header = Header {
         tier,
         states: entries.len() as u64,
@@ -170,17 +202,21 @@ pub fn encode_to<W: Read + Write + Seek>(
         symbols: book.symbols.clone(),
         blocks: entries.len().div_ceil(block) as u32,
         index_offset: 0,
+        dont_care: dont_care.is_some(),
     };
     let head_len = HEADER as u64 + 2 * header.symbols.len() as u64;
     out.seek(SeekFrom::Start(0)).map_err(io)?;
     write(out, path, &vec![0u8; head_len as usize])?;
     let mut offset = head_len;
     let mut index = Vec::with_capacity(header.blocks as usize * INDEX_ENTRY);
-    for part in entries.chunks(batch) {
+    for (k, part) in entries.chunks(batch).enumerate() {
+        let first = (k * batch) as u64;
         let frames: Vec<Result<(Vec<u8>, u32)>> = part
             .par_chunks(block)
-            .map(|chunk| {
-                let (payload, escapes) = block_payload(&book, chunk);
+            .enumerate()
+            .map(|(b, chunk)| {
+                let stored = stored_block(chunk, first + (b * block) as u64, dont_care);
+                let (payload, escapes) = block_payload(&book, &stored);
                 let frame = zstd::bulk::compress(&payload, opts.level)
                     .map_err(|e| Error::Internal(format!("zstd: {e}")))?;
                 Ok((frame, escapes))
@@ -242,6 +278,7 @@ pub fn encode(
         tier,
         fingerprint,
         entries,
+        None,
         &|| {},
         opts,
     )?;
@@ -256,20 +293,42 @@ pub fn write_tier(
     entries: &[u16],
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {
-    write_tier_released(dir, tier, fingerprint, entries, &|| {}, opts)
+    write_tier_released(dir, tier, fingerprint, entries, None, &|| {}, opts)
+}
+
+/// [`write_tier`], substituting don't-care entries where `dont_care` says (tools).
+pub fn write_tier_with(
+    dir: &Path,
+    tier: u32,
+    fingerprint: u64,
+    entries: &[u16],
+    dont_care: Option<DontCare<'_>>,
+    opts: &EncodeOptions,
+) -> Result<FileRecord> {
+    write_tier_released(dir, tier, fingerprint, entries, dont_care, &|| {}, opts)
 }
 
 /// Encodes a raw table (copied or mapped) and writes `dir/tier-KKKK.bdb` atomically, dropping
 /// the table's mapped pages as they are read: the solver's compression of a finished tier.
+/// With `dont_care`, don't-care entries are substituted.
 pub fn write_table_tier(
     dir: &Path,
     tier: u32,
     fingerprint: u64,
     table: &TableData,
+    dont_care: Option<DontCare<'_>>,
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {
     let release = || table.release();
-    write_tier_released(dir, tier, fingerprint, table.entries(), &release, opts)
+    write_tier_released(
+        dir,
+        tier,
+        fingerprint,
+        table.entries(),
+        dont_care,
+        &release,
+        opts,
+    )
 }
 
 /// Streams the file into an exclusively created temporary file next to its place, syncs it
@@ -279,6 +338,7 @@ fn write_tier_released(
     tier: u32,
     fingerprint: u64,
     entries: &[u16],
+    dont_care: Option<DontCare<'_>>,
     release: &dyn Fn(),
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {
@@ -291,6 +351,7 @@ fn write_tier_released(
         tier,
         fingerprint,
         entries,
+        dont_care,
         release,
         opts,
     )?;

@@ -25,18 +25,34 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
 pub use super::block::Block;
-pub use super::encode::{encode, write_tier, EncodeOptions};
+pub use super::encode::{encode, write_tier, write_tier_with, DontCare, EncodeOptions};
 use crate::error::{Error, Result};
 use crate::store::Checksum;
 use crate::value::Entry;
 
 use super::layout::meta_checksum;
 pub use super::layout::{
-    file_name, BlockRef, Header, HEADER, INDEX_ENTRY, MAGIC, TRAILER, VERSION,
+    file_name, BlockRef, Header, FLAG_DONT_CARE, HEADER, INDEX_ENTRY, MAGIC, TRAILER, VERSION,
 };
 
 /// The largest format version field read as a version rather than as damage.
 const MAX_PLAUSIBLE_VERSION: u32 = 255;
+
+/// The high bit of each nibble of `x` that is at least `n` (1..=15), zero elsewhere: each
+/// nibble plus `16 - n` carries out of the nibble exactly then. The low three bits of each
+/// nibble are added first (at most 14, so no carry crosses nibbles), then the carry out of
+/// bit 3 is the majority of the two top bits and the carry into it.
+#[inline]
+fn nibbles_at_least(x: u64, n: u8) -> u64 {
+    const LOW: u64 = 0x7777_7777_7777_7777;
+    const HIGH: u64 = 0x8888_8888_8888_8888;
+    if n == 0 {
+        return HIGH;
+    }
+    let c = ((16 - n as u64) & 15) * 0x1111_1111_1111_1111;
+    let low = (x & LOW) + (c & LOW);
+    ((x & c) | ((x | c) & low)) & HIGH
+}
 
 /// An opened `.bdb` file over any bytes: a memory map ([`BdbFile::open`]) or a buffer
 /// ([`BdbFile::from_vec`]), the way `fst` lets either serve. Opening checks magic, version,
@@ -175,6 +191,7 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
             symbols: (0..nsym).map(|i| u16_at(HEADER + 2 * i)).collect(),
             blocks,
             index_offset,
+            dont_care: b[44] & FLAG_DONT_CARE != 0,
         };
         if header.fingerprint != fingerprint {
             return Err(Error::Mismatch(format!(
@@ -192,7 +209,8 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         let width_ok = matches!(header.width, 4 | 8);
         let block_ok = header.block_positions > 0
             && header.states.div_ceil(header.block_positions as u64) == blocks as u64;
-        if !width_ok || !block_ok || nsym >= (1usize << header.width.min(8)) {
+        let flags_ok = b[44] & !FLAG_DONT_CARE == 0 && b[45..48] == [0, 0, 0];
+        if !width_ok || !block_ok || !flags_ok || nsym >= (1usize << header.width.min(8)) {
             return Err(corrupt("impossible header fields".into()));
         }
         if let Some(s) = header
@@ -296,6 +314,37 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         ))
     }
 
+    /// The entry of position `j` of block `b`, decompressing the block (checksum checked
+    /// first) only as far as `j`'s code, so a single cold probe reads on average half a block.
+    /// `None` when the code is the escape (the escaped entries follow all the codes: decode
+    /// the whole block). Never panics on damaged input.
+    pub fn entry_from_prefix(&self, b: u32, j: usize) -> Result<Option<Entry>> {
+        if b >= self.header.blocks || j >= self.header.block_len(b) {
+            return Err(Error::Internal(format!(
+                "position {j} of block {b} beyond the tier"
+            )));
+        }
+        self.check_block(b)?;
+        let r = self.index[b as usize];
+        let frame = &self.bytes.as_ref()[r.offset as usize..r.offset as usize + r.len as usize];
+        let width = self.header.width as usize;
+        let mut codes = vec![0u8; j * width / 8 + 1];
+        let mut dec = zstd::stream::read::Decoder::with_buffer(frame)
+            .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
+        std::io::Read::read_exact(&mut dec, &mut codes)
+            .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
+        let c = if width == 4 {
+            (codes[j / 2] >> ((j & 1) * 4)) & 15
+        } else {
+            codes[j]
+        };
+        match self.header.symbols.get(c as usize) {
+            Some(&e) => Ok(Some(Entry(e))),
+            None if c == self.header.escape() => Ok(None),
+            None => Err(self.block_corrupt(b, "holds an impossible code")),
+        }
+    }
+
     /// Decompresses and checks block `b`: its checksum, its size, every code, and the
     /// escaped entries. Never panics on damaged input.
     pub fn decode_block(&self, b: u32) -> Result<Block> {
@@ -331,14 +380,24 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
             }
         };
         if width == 4 {
-            for (k, &byte) in payload[..packed].iter().enumerate() {
-                // Most bytes hold two direct codes; test both nibbles at once.
-                if byte & 15 >= nsym || byte >> 4 >= nsym {
-                    note(2 * k, byte & 15);
-                    if 2 * k + 1 < positions {
-                        note(2 * k + 1, byte >> 4);
+            // Most words hold sixteen direct codes: test them at once, and look at the bytes
+            // of a word only when one of its nibbles is not direct.
+            let mut k = 0;
+            for word in payload[..packed].chunks(8) {
+                let direct = word.len() == 8
+                    && nibbles_at_least(u64::from_le_bytes(word.try_into().expect("8")), nsym) == 0;
+                if !direct {
+                    for (d, &byte) in word.iter().enumerate() {
+                        if byte & 15 >= nsym || byte >> 4 >= nsym {
+                            let j = 2 * (k + d);
+                            note(j, byte & 15);
+                            if j + 1 < positions {
+                                note(j + 1, byte >> 4);
+                            }
+                        }
                     }
                 }
+                k += word.len();
             }
             if positions % 2 == 1 && payload[packed - 1] >> 4 != 0 {
                 bad = true;
@@ -431,7 +490,32 @@ mod tests {
             assert_eq!(f.decode_block(b).unwrap().entry(f.symbols(), j), Entry(e));
         }
         f.check_file().unwrap();
+        for (i, &e) in entries.iter().enumerate().step_by(13) {
+            let (b, j) = f.locate(i as u64);
+            match f.entry_from_prefix(b, j).unwrap() {
+                Some(got) => assert_eq!(got, Entry(e)),
+                None => assert!(f.decode_block(b).unwrap().escape_at.contains(&(j as u32))),
+            }
+        }
         f
+    }
+
+    #[test]
+    fn nibble_test_agrees_with_one_at_a_time() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        for n in 0..=16u8 {
+            for _ in 0..2000 {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                let want = (0..16).fold(0u64, |m, i| {
+                    let nib = (rng >> (4 * i)) & 15;
+                    m | (u64::from(nib >= n as u64) << (4 * i + 3))
+                });
+                let got = if n == 16 { 0 } else { nibbles_at_least(rng, n) };
+                assert_eq!(got, if n == 16 { 0 } else { want }, "n {n} x {rng:#x}");
+            }
+        }
     }
 
     #[test]

@@ -4,8 +4,12 @@
 
 pub const MAGIC: &[u8; 8] = b"BAWO-BDB";
 /// Format version of `.bdb` files (2: a tier's entries are its positions with A to move; a
-/// position with B to move is answered by its mirror).
-pub const VERSION: u32 = 2;
+/// position with B to move is answered by its mirror; 3: a file may store don't-care entries,
+/// [`FLAG_DONT_CARE`]).
+pub const VERSION: u32 = 3;
+/// Header flag (byte 44): the entries of don't-care positions (`super::dontcare`) are
+/// replaced by whatever compresses best, so a reader recovers them through their moves.
+pub const FLAG_DONT_CARE: u8 = 1;
 pub const HEADER: usize = 64;
 /// Bytes per block in the index.
 pub const INDEX_ENTRY: usize = 24;
@@ -42,6 +46,8 @@ pub struct Header {
     pub symbols: Vec<u16>,
     pub blocks: u32,
     pub index_offset: u64,
+    /// Whether don't-care entries are substituted ([`FLAG_DONT_CARE`]).
+    pub dont_care: bool,
 }
 
 impl Header {
@@ -71,6 +77,7 @@ impl Header {
         h[37] = self.level as u8;
         h[38..40].copy_from_slice(&(self.symbols.len() as u16).to_le_bytes());
         h[40..44].copy_from_slice(&self.blocks.to_le_bytes());
+        h[44] = if self.dont_care { FLAG_DONT_CARE } else { 0 };
         h[48..56].copy_from_slice(&self.index_offset.to_le_bytes());
         for s in &self.symbols {
             h.extend_from_slice(&s.to_le_bytes());

@@ -8,7 +8,7 @@
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
-//! | [`dontcare`] | positions whose entry follows from one ply (measured, not used by the format) |
+//! | [`dontcare`] | positions whose entry follows from one ply: stored as anything, recovered by probes |
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
@@ -177,8 +177,47 @@ impl Database {
         open.iter().for_each(|f| f.release());
     }
 
-    /// The stored entry of `index` in `tier`. Decompresses at most one block.
+    /// The exact entry of `index` in `tier`: the stored one, or for a don't-care position of
+    /// a file that substitutes them, the entry recovered from the stored entries of its moves
+    /// one ply down ([`dontcare::recover`], which never recurses). Decompresses at most one
+    /// block per tier it reads.
     pub fn probe(&self, tier: Tier, index: u64) -> Result<Entry> {
+        if self.source(tier)?.header().dont_care {
+            if let Some(e) = self.recover_if_dont_care(tier, index)? {
+                return Ok(e);
+            }
+        }
+        self.probe_stored(tier, index)
+    }
+
+    /// The entry of a don't-care position, recovered; `None` for any other.
+    fn recover_if_dont_care(&self, tier: Tier, index: u64) -> Result<Option<Entry>> {
+        if index >= self.record(tier)?.counts.states {
+            return Err(Error::Internal(format!("index {index} beyond tier {tier}")));
+        }
+        crate::with_game!(&self.game, g => {
+            let pos = g.position(tier, index);
+            let mut s = dontcare::Scratch::default();
+            if !dontcare::is_dont_care(g, tier, &pos, &mut s) {
+                return Ok(None);
+            }
+            dontcare::recover(&s, |t, x| self.probe_stored(t, x)).map(Some)
+        })
+    }
+
+    /// Replaces the don't-care entries among `entries` (positions `first..` of `tier`, as
+    /// stored) by their exact entries, when the tier's file substitutes them.
+    pub fn resolve(&self, tier: Tier, first: u64, entries: &mut [u16]) -> Result<()> {
+        if !self.source(tier)?.header().dont_care {
+            return Ok(());
+        }
+        let stored = |t: Tier, x: u64| self.probe_stored(t, x);
+        crate::with_game!(&self.game, g => dontcare::resolve_run(g, tier, first, entries, &stored))
+    }
+
+    /// The entry of `index` in `tier` as the file stores it (for a don't-care position of a
+    /// file that substitutes them, whatever compressed best). Decompresses at most one block.
+    pub fn probe_stored(&self, tier: Tier, index: u64) -> Result<Entry> {
         let states = self.record(tier)?.counts.states;
         if index >= states {
             return Err(Error::Internal(format!("index {index} beyond tier {tier}")));
@@ -188,6 +227,11 @@ impl Database {
         let block = match self.cache.get(tier, b) {
             Some(block) => block,
             None => {
+                if self.cache.first_touch(tier, b) {
+                    if let Some(e) = f.entry_from_prefix(b, j)? {
+                        return Ok(e);
+                    }
+                }
                 let block = Arc::new(f.decode_block(b)?);
                 self.cache.insert(tier, b, block.clone());
                 block
@@ -202,13 +246,16 @@ impl Database {
         self.probe(tier, index)
     }
 
-    /// Every entry of `tier` in index order (blocks decoded in parallel, bypassing the cache).
+    /// Every exact entry of `tier` in index order (blocks decoded in parallel, bypassing the
+    /// cache; don't-care entries recovered).
     pub fn tier_entries(&self, tier: Tier) -> Result<Vec<u16>> {
-        self.source(tier)?.decode_all()
+        let mut entries = self.source(tier)?.decode_all()?;
+        self.resolve(tier, 0, &mut entries)?;
+        Ok(entries)
     }
 
-    /// Calls `f(first_index, entries)` for consecutive runs of `tier` in index order, one
-    /// block at a time, so a tier larger than memory can be streamed.
+    /// Calls `f(first_index, entries)` for consecutive runs of `tier`'s exact entries in index
+    /// order, one block at a time, so a tier larger than memory can be streamed.
     pub fn for_each_run(
         &self,
         tier: Tier,
@@ -220,6 +267,7 @@ impl Database {
         for b in 0..file.blocks() {
             buf.clear();
             file.decode_block(b)?.entries_into(file.symbols(), &mut buf);
+            self.resolve(tier, start, &mut buf)?;
             f(start, &buf)?;
             start += buf.len() as u64;
         }

@@ -138,7 +138,8 @@ pub fn stats_within(db: &Database, mem: &ReadBudget) -> Result<Stats> {
     for record in &db.manifest().tiers {
         let file = db.source(record.tier)?;
         let mut t = TierStats::default();
-        for_each_block(&file, mem.workers, |_, entries| {
+        for_each_block(&file, mem.workers, |start, mut entries| {
+            db.resolve(record.tier, start, &mut entries)?;
             t = merge(std::mem::take(&mut t), count(&entries));
             Ok(())
         })?;

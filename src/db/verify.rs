@@ -268,7 +268,9 @@ fn full_pass<G: Game>(
         let mut batch: Vec<u16> = Vec::new();
         let mut batch_start = 0u64;
         let batch_len = mem.workers as u64 * file.header().block_positions as u64;
-        let decoding = for_each_block(&file, mem.workers, |start, entries| {
+        let decoding = for_each_block(&file, mem.workers, |start, mut entries| {
+            // Don't-care entries are recomputed through their moves, as the prober does.
+            db.resolve(tier, start, &mut entries)?;
             if resident {
                 whole.extend_from_slice(&entries);
                 return Ok(());

@@ -8,6 +8,7 @@
 //! | 0..16  | depth   | final depth; for open cells the loss floor; for known wins the best win found so far in lower tiers |
 //! | 16..24 | counter | in-tier successors not yet known to be WIN for the opponent         |
 //! | 24..27 | tag     | [`OPEN`], [`OPEN_NO_LOSS`], [`KNOWN_WIN`], [`WIN`], [`LOSS`], [`DRAW`] |
+//! | 27..29 | flags   | [`ANCHORED`], [`DONT_CARE`]: set by the successor pass, never changed after |
 //!
 //! The counter is kept exact in every tag (each in-tier edge is decremented once, when its
 //! target is finalized as WIN), so decrementing never borrows into the tag, whatever the tag.
@@ -20,6 +21,16 @@ pub const COUNTER_ONE: u32 = 1 << COUNTER_SHIFT;
 pub const COUNTER_MASK: u32 = 0xFF << COUNTER_SHIFT;
 pub const MAX_COUNTER: u32 = 0xFF;
 pub const TAG_SHIFT: u32 = 24;
+const TAG_MASK: u32 = 7;
+
+/// Flag: the position has no move or a move that stays in its tier, so it is never a
+/// don't-care position and a position above may rely on its stored entry (see
+/// `db::dontcare`).
+pub const ANCHORED: u32 = 1 << 27;
+/// Flag: the position is don't-care (`db::dontcare`): its entry follows from its moves.
+pub const DONT_CARE: u32 = 1 << 28;
+/// The flag bits, which the attractor carries through every update.
+pub const FLAGS_MASK: u32 = ANCHORED | DONT_CARE;
 
 /// Undecided; loses with depth `max(floor, level)` if every in-tier successor turns out WIN.
 pub const OPEN: u32 = 0;
@@ -40,7 +51,7 @@ pub fn make(tag: u32, counter: u32, depth: u32) -> u32 {
 
 #[inline]
 pub fn tag(cell: u32) -> u32 {
-    cell >> TAG_SHIFT
+    (cell >> TAG_SHIFT) & TAG_MASK
 }
 
 #[inline]
@@ -58,10 +69,10 @@ pub fn is_final(cell: u32) -> bool {
     tag(cell) >= WIN
 }
 
-/// The same cell with a new tag and depth, keeping the counter.
+/// The same cell with a new tag and depth, keeping the counter and the flags.
 #[inline]
 pub fn retag(cell: u32, tag: u32, depth: u32) -> u32 {
-    (cell & COUNTER_MASK) | (tag << TAG_SHIFT) | depth
+    (cell & (COUNTER_MASK | FLAGS_MASK)) | (tag << TAG_SHIFT) | depth
 }
 
 /// What lower tiers (and immediate losses) say about a position, gathered in the successor
@@ -143,6 +154,13 @@ mod tests {
         assert_eq!(depth(c), 65535);
         let d = retag(c - COUNTER_ONE, WIN, 3);
         assert_eq!((tag(d), counter(d), depth(d)), (WIN, 199, 3));
+        // The flags survive every update and change no field.
+        let f = make(OPEN, 2, 9) | FLAGS_MASK;
+        assert_eq!((tag(f), counter(f), depth(f)), (OPEN, 2, 9));
+        let g = retag(f - COUNTER_ONE, LOSS, 4);
+        assert_eq!((tag(g), counter(g), depth(g)), (LOSS, 1, 4));
+        assert_eq!(g & FLAGS_MASK, FLAGS_MASK);
+        assert_eq!(final_entry(g), final_entry(make(LOSS, 1, 4)));
     }
 
     #[test]

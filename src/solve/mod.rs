@@ -18,6 +18,7 @@
 //! | [`checkpoint`]| what the manifest records of the tier in progress                     |
 //! | [`counts`]    | what a solved tier counts, how long its phases took, what it wrote     |
 //! | [`disk`]      | bytes written by the process, bytes held by a directory               |
+//! | [`flags`]     | per-position anchored/don't-care flags handed to the database writer |
 //! | [`estimate`]  | a run sized before it starts (`--dry-run`): tiers, ranges, disk, time |
 //! | [`sample`]    | a solve's time from a timed sample of its largest tier                |
 //! | [`space`]     | free disk checked against the model before a solve starts             |
@@ -37,6 +38,7 @@ pub mod counts;
 pub mod disk;
 pub mod edgelog;
 pub mod estimate;
+pub mod flags;
 pub mod graph;
 pub mod huge;
 pub mod messages;

@@ -181,6 +181,7 @@ pub fn remove_file_if_present(p: &Path) -> Result<()> {
 fn is_tier_file(name: &str) -> bool {
     name.strip_suffix(".tbl")
         .or_else(|| name.strip_suffix(".bdb"))
+        .or_else(|| name.strip_suffix(".flags"))
         .is_some_and(is_tier_work_dir)
 }
 

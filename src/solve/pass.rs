@@ -94,6 +94,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                     match classify(tier, lower, succ, inside) {
                         Ok(o) => {
                             let (c, level) = o.initial_cell();
+                            let c = c | cell_flags(lower, succ, inside);
                             if !cell::is_final(c) {
                                 for &t in inside.iter() {
                                     let (r, local) = codec.split(t);
@@ -154,6 +155,30 @@ pub fn pass_block<G: Game, L: Lookup>(
     }
     out.edges = edges.into_inner();
     Ok(out)
+}
+
+/// The position's don't-care flags ([`super::flags`]) from its successors, once [`classify`]
+/// left the in-tier ones in `inside`: anchored when it has no move or one inside the tier,
+/// don't-care when it has no move or every successor lies below and is anchored (a lower
+/// tier whose flags are unknown counts as not anchored). The cluster's slice pass sets them
+/// with this same function, so its flags are one process's.
+#[inline]
+pub fn cell_flags<L: Lookup>(lower: &L, succ: &[Successor], inside: &[u64]) -> u32 {
+    if succ.is_empty() {
+        return cell::ANCHORED | cell::DONT_CARE;
+    }
+    if !inside.is_empty() {
+        return cell::ANCHORED;
+    }
+    let below_anchored = succ.iter().all(|s| match *s {
+        Successor::MoverLoses => true,
+        Successor::Position { tier, index } => lower.anchored(tier, index),
+    });
+    if below_anchored {
+        cell::DONT_CARE
+    } else {
+        0
+    }
 }
 
 /// Sorts one position's successors: lower tiers resolved into an [`Outlook`], in-tier ones

@@ -18,6 +18,7 @@ use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
 use super::counts::{TierCounts, TierIo, TierTimings};
 use super::disk::{dir_bytes, process_bytes_written};
+use super::flags::{flags_file, AnchoredBits, TierFlags};
 pub use super::graph::NARROW_LIMIT;
 use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
 use super::pass::estimate_in_tier_degree;
@@ -37,13 +38,15 @@ use crate::store::{fingerprint, lock, table};
 pub trait TierSink: Sync {
     /// Makes what a finished tier's table makes, in `dir`; returns the file to record. A
     /// mapped table's pages count toward the memory budget: read it in pieces and
-    /// [`TableData::release`] them as you go.
+    /// [`TableData::release`] them as you go. `flags`, when the successor pass's flags of the
+    /// tier are known, says which positions are don't-care ([`super::flags`]).
     fn tier_finished(
         &self,
         dir: &Path,
         tier: Tier,
         fingerprint: u64,
         table: &TableData,
+        flags: Option<&TierFlags>,
     ) -> Result<FileRecord>;
 
     /// Checks a file this sink made, named in the record of a finished tier.
@@ -466,6 +469,17 @@ pub fn solve_with<G: Game>(
                 resident_if_it_fits(data, lower_bytes + 2 * states, &opts.plan)
             }
         };
+        // The anchored bits of a finished tier: from its flags file while the run keeps it,
+        // else (a finished run deleted it) from the tier's moves again.
+        let bits = match TierFlags::open(&cfg.out.join(flags_file(rec.tier)), states) {
+            Ok(Some(f)) => f.anchored_bits(),
+            Ok(None) => AnchoredBits::compute(game, rec.tier, states),
+            Err(e) => {
+                progress.notice(&format!("{e}; recomputing its flags"));
+                AnchoredBits::compute(game, rec.tier, states)
+            }
+        };
+        tables.insert_anchored(rec.tier, bits);
         // A run killed between recording a finished tier and removing its work files left
         // them behind.
         remove_work_dir(&opts.work_root.join(format!("tier-{:04}", rec.tier)))?;
@@ -537,6 +551,7 @@ pub fn solve_with<G: Game>(
         let file = table_file(tier);
         let path = cfg.out.join(&file);
         owned.file(&file)?;
+        owned.file(&flags_file(tier))?;
         if resume.is_none() {
             owned.claim_work_dir(&work)?;
         }
@@ -559,9 +574,11 @@ pub fn solve_with<G: Game>(
         let solved = solver.solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
         // The distributable, compressed copy of the finished table.
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
+        // A tier solved elsewhere (a cluster's workers) may come without flags.
+        let flags = TierFlags::open(&cfg.out.join(flags_file(tier)), size)?;
         let tc = Instant::now();
         let bdb = compress_within(opts.plan.compress_workers, || {
-            sink.tier_finished(&cfg.out, tier, fp, &data)
+            sink.tier_finished(&cfg.out, tier, fp, &data, flags.as_ref())
         })?;
         owned.file(&bdb.file)?;
         report.compress += tc.elapsed();
@@ -603,12 +620,21 @@ pub fn solve_with<G: Game>(
             tier,
             resident_if_it_fits(data, lower_bytes + 2 * size, &opts.plan),
         );
+        let bits = match flags {
+            Some(f) => f.anchored_bits(),
+            None => AnchoredBits::compute(game, tier, size),
+        };
+        tables.insert_anchored(tier, bits);
         lower_bytes += 2 * size;
         progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
         report.timings.push((tier, solved.timings));
     }
     if opts.work_root.is_dir() {
         let _ = std::fs::remove_dir(&opts.work_root);
+    }
+    // The flags files are work files of the run: a finished run holds none.
+    for r in &manifest.tiers {
+        remove_file_if_present(&cfg.out.join(flags_file(r.tier)))?;
     }
     drop(tables);
     // Before the run is marked complete: a run killed in between is resumed, and decodes the

@@ -13,6 +13,7 @@ use std::cell::Cell;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
+use super::flags::AnchoredBits;
 use crate::game::Tier;
 pub use crate::store::table::TableData;
 use crate::value::Entry;
@@ -28,6 +29,13 @@ pub trait Lookup: Sync {
     /// nothing.
     #[inline]
     fn prefetch(&self, _tier: Tier, _index: u64) {}
+
+    /// Whether position `index` of the finished `tier` is anchored (`super::flags`): false
+    /// when unknown, which only makes fewer positions above don't-care.
+    #[inline]
+    fn anchored(&self, _tier: Tier, _index: u64) -> bool {
+        false
+    }
 }
 
 /// Asks the CPU to bring the cache line holding `*p` closer (a hint; no fault, no effect on
@@ -57,6 +65,8 @@ const PAGE: u64 = 4096;
 #[derive(Default)]
 pub struct Tables {
     tiers: Vec<Option<TableData>>,
+    /// The anchored bits of finished tiers whose flags are known (they count as owned).
+    anchored: Vec<Option<AnchoredBits>>,
     /// Bytes of owned (copied) tables.
     owned: u64,
     /// The bound on mapped pages, when there is one.
@@ -135,6 +145,25 @@ impl Tables {
         self.set_limit();
     }
 
+    /// Keeps the anchored bits of a finished tier for [`Lookup::anchored`].
+    pub fn insert_anchored(&mut self, tier: Tier, bits: AnchoredBits) {
+        let t = tier as usize;
+        if self.anchored.len() <= t {
+            self.anchored.resize_with(t + 1, || None);
+        }
+        self.owned += bits.bytes();
+        if let Some(old) = &self.anchored[t] {
+            self.owned -= old.bytes();
+        }
+        self.anchored[t] = Some(bits);
+        self.set_limit();
+    }
+
+    /// The anchored bits of `tier`, when known.
+    pub fn anchored_bits(&self, tier: Tier) -> Option<&AnchoredBits> {
+        self.anchored.get(tier as usize).and_then(Option::as_ref)
+    }
+
     pub fn get(&self, tier: Tier) -> Option<&TableData> {
         self.tiers.get(tier as usize).and_then(Option::as_ref)
     }
@@ -194,6 +223,14 @@ impl Lookup for Tables {
             }
             None => Entry::UNSOLVED,
         }
+    }
+
+    #[inline]
+    fn anchored(&self, tier: Tier, index: u64) -> bool {
+        self.anchored
+            .get(tier as usize)
+            .and_then(Option::as_ref)
+            .is_some_and(|b| b.get(index))
     }
 
     /// A mapped page that is not resident is not fetched by a prefetch (the lookup faults it

@@ -34,6 +34,7 @@ use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use super::counts::{TierCounts, TierTimings};
 use super::edgelog;
+use super::flags::{flags_path_beside, FlagWriter};
 use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
 use super::messages::Messages;
 use super::pass::pass_block;
@@ -656,6 +657,8 @@ impl<'g, G: Game> Job<'g, G> {
             seeds: self.game.tier_seeds(self.tier),
             ..Default::default()
         };
+        // The pass's don't-care flags go beside the table (`super::flags`).
+        let mut flags = FlagWriter::create(&flags_path_beside(table_path))?;
         let (header, bytes) = table::write_table_streaming(
             table_path,
             self.tier,
@@ -671,11 +674,13 @@ impl<'g, G: Game> Job<'g, G> {
                         cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
                     counts.add(&entries);
                     put(&entries)?;
+                    flags.push(cells)?;
                     progress.advance(1);
                 }
                 Ok(())
             },
         )?;
+        flags.finish()?;
         let table = std::fs::metadata(table_path).map_or(0, |m| m.len());
         self.note_disk(table);
         Ok((counts, header, bytes))
