@@ -21,6 +21,7 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use bitvec::prelude::{BitSlice, BitVec, Lsb0};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -155,7 +156,7 @@ impl TierFlags {
 
     /// The anchored bits alone, for the tiers above (1 bit a position).
     pub fn anchored_bits(&self) -> AnchoredBits {
-        AnchoredBits(
+        AnchoredBits::from_bytes(
             self.map[..2 * self.states.div_ceil(8) as usize]
                 .iter()
                 .step_by(2)
@@ -165,9 +166,12 @@ impl TierFlags {
     }
 }
 
-/// The anchored bit of every position of a finished tier.
+/// The anchored bit of every position of a finished tier: one bit a position (a `bitvec` bit
+/// set, 8 positions a byte, least significant bit first: the layout the flags file and the
+/// cluster's broadcast use), held for every finished tier while the run goes on, so a byte a
+/// position would cost eight times the memory the budget counts.
 #[derive(Clone, Debug, Default)]
-pub struct AnchoredBits(Vec<u8>);
+pub struct AnchoredBits(BitVec<u8, Lsb0>);
 
 impl AnchoredBits {
     /// The anchored bits of `tier` (of `states` positions) computed from every position's
@@ -183,6 +187,7 @@ impl AnchoredBits {
             .for_each_init(Vec::new, |succ, (c, part)| {
                 let lo = (c * CHUNK) as u64;
                 let hi = (lo + CHUNK as u64).min(states);
+                let bits = BitSlice::<u8, Lsb0>::from_slice_mut(part);
                 game.visit(tier, lo..hi, |i, pos| {
                     succ.clear();
                     game.successors(pos, succ);
@@ -190,33 +195,34 @@ impl AnchoredBits {
                         || succ.iter().any(
                             |s| matches!(*s, Successor::Position { tier: t, .. } if t == tier),
                         );
-                    let k = i - lo;
-                    part[(k / 8) as usize] |= u8::from(anchored) << (k % 8);
+                    bits.set((i - lo) as usize, anchored);
                 });
             });
-        AnchoredBits(bytes)
+        AnchoredBits::from_bytes(bytes)
     }
 
     /// Bits taken as they were sent (by [`AnchoredBits::as_bytes`]): 8 positions a byte,
     /// least significant bit first.
     pub fn from_bytes(bytes: Vec<u8>) -> AnchoredBits {
-        AnchoredBits(bytes)
+        AnchoredBits(BitVec::from_vec(bytes))
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        &self.0
+        self.0.as_raw_slice()
     }
 
+    /// Whether position `i` is anchored (false beyond the bits known).
     #[inline]
     pub fn get(&self, i: u64) -> bool {
-        self.0
-            .get((i / 8) as usize)
-            .is_some_and(|b| (b >> (i % 8)) & 1 == 1)
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.0.get(i))
+            .is_some_and(|b| *b)
     }
 
     /// Bytes held in memory.
     pub fn bytes(&self) -> u64 {
-        self.0.len() as u64
+        self.0.as_raw_slice().len() as u64
     }
 }
 
