@@ -1,6 +1,7 @@
 //! Random probes of a compressed database: cold (the block cache emptied before every
 //! probe, so each probe opens its block: one zstd frame decompressed and checked) and warm
-//! (the blocks already cached); then warm answers with every move's value, and the check and
+//! (the blocks already cached), a stored entry alone and a don't-care position's recovered
+//! entry (warm); then warm answers with every move's value, and the check and
 //! recovery of don't-care positions ([`bawo::db::dontcare`]).
 //!
 //! The database is the `--n 2 --lap-cap 16 --seeds 12` instance solved into a temporary
@@ -84,6 +85,32 @@ fn probes(c: &mut Criterion) {
     g.bench_function("warm", |b| {
         b.iter(|| {
             let (t, x) = picks[i % picks.len()];
+            i += 1;
+            black_box(db.probe(t, x).unwrap())
+        })
+    });
+    // Issue 12's two warm figures: an entry as stored (no don't-care check), and a
+    // don't-care position's exact entry through `Database::probe` (check and recovery).
+    let mut i = 0;
+    g.bench_function("warm stored entry", |b| {
+        b.iter(|| {
+            let (t, x) = picks[i % picks.len()];
+            i += 1;
+            black_box(db.probe_stored(t, x).unwrap())
+        })
+    });
+    let dont_care = with_game!(db.game(), game => {
+        let mut s = Scratch::default();
+        picks
+            .iter()
+            .copied()
+            .filter(|&(t, x)| is_dont_care(game, t, &game.position(t, x), &mut s))
+            .collect::<Vec<_>>()
+    });
+    let mut i = 0;
+    g.bench_function("warm recovered entry", |b| {
+        b.iter(|| {
+            let (t, x) = dont_care[i % dont_care.len()];
             i += 1;
             black_box(db.probe(t, x).unwrap())
         })

@@ -15,9 +15,13 @@
 //! Lower tiers are replicated: every finished tier's compressed file (about 0.7 bits per
 //! position) is broadcast once and decoded into a raw table on every rank, so the successor
 //! pass looks values up locally, within the rank's own `--mem` as one process does
-//! (copied into memory while they fit the plan's share, else mapped). Checkpoints are per tier: rank 0's manifest records a tier once every rank has
-//! contributed its slice and the table and compressed file are written, so `--resume` (with
-//! any number of ranks) continues from the next tier.
+//! (copied into memory while they fit the plan's share, else mapped); its anchored bits
+//! follow it, so each rank's pass sets the don't-care flags of its slice as one process
+//! does, and rank 0 gathers them with the entries (`crate::solve::flags`).
+//!
+//! Checkpoints are per tier: rank 0's manifest records a tier once every rank has contributed
+//! its slice and the table and compressed file are written, so `--resume` (with any number of
+//! ranks) continues from the next tier.
 
 pub mod comm;
 pub mod memory;
