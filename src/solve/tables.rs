@@ -3,11 +3,16 @@
 //! Lower tiers copied into memory count once; mapped ones count by the pages their lookups
 //! touch, which stay in this process's resident set until they are dropped. So a bounded
 //! [`Tables`] keeps the two together within the share the memory plan gives lower tiers:
-//! every thread counts its lookups into mapped tables and, every [`CHECK_EVERY`] of them,
-//! reads the process's resident file pages (`/proc/self/statm`); beyond the limit every map's
-//! pages are dropped (they come back from the page cache, or the disk, when next needed). A
-//! lookup touches at most one new page, so between two checks the maps grow by at most
-//! `CHECK_EVERY` pages per thread, and the limit keeps that much room free.
+//! every thread counts its lookups into mapped tables and now and then reads the process's
+//! resident file pages (`/proc/self/statm`); beyond the limit every map's pages are dropped
+//! (they come back from the page cache, or the disk, when next needed).
+//!
+//! A lookup may map far more than its one page: the kernel maps the whole large folio of the
+//! page cache around a fault, or faults around it (on Linux 6.18, about 140 KiB a lookup into
+//! a table just written, which is in the page cache whole). So each thread measures how much
+//! the resident file bytes grew per lookup it made since its last check, and checks again
+//! after as many lookups as fit the room left below the limit ([`Pace`]), at most
+//! [`CHECK_EVERY`].
 
 use std::cell::Cell;
 use std::fs::File;
@@ -51,8 +56,9 @@ fn prefetch_line<T>(p: *const T) {
     let _ = p;
 }
 
-/// Lookups into mapped tables a thread makes between two reads of its resident pages: a read
-/// costs a few microseconds, so this keeps the checks below a percent of the lookups' time.
+/// Most lookups into mapped tables a thread makes between two reads of its resident pages: a
+/// read costs a few microseconds, so this keeps the checks below a percent of the lookups'
+/// time where the maps are far from their limit.
 pub const CHECK_EVERY: u32 = 1024;
 
 /// Mapped pages always allowed, however much of the share owned tables take (it comes out of
@@ -85,8 +91,57 @@ struct Bound {
 }
 
 thread_local! {
-    /// Lookups into mapped tables this thread made since its last check.
-    static MAPPED_LOOKUPS: Cell<u32> = const { Cell::new(0) };
+    /// When this thread next reads the resident set, and what it saw at its last read.
+    static PACE: Cell<Pace> = const { Cell::new(Pace::START) };
+}
+
+/// A thread's pace of checks on the mapped pages.
+#[derive(Clone, Copy, Debug)]
+struct Pace {
+    /// Lookups left before the next check.
+    left: u32,
+    /// Lookups made since the last check.
+    made: u32,
+    /// Resident file bytes after the last check.
+    resident: u64,
+    /// Estimated growth of the process's resident file bytes per lookup of this thread (the
+    /// other threads' lookups grow them meanwhile too, and are counted in).
+    per_lookup: u64,
+}
+
+impl Pace {
+    /// A first check soon, to measure the growth per lookup before trusting an estimate.
+    const START: Pace = Pace {
+        left: 16,
+        made: 0,
+        resident: u64::MAX,
+        per_lookup: 64 << 10,
+    };
+
+    /// The pace after a check that found `before` resident file bytes, and `after` once
+    /// pages beyond `limit` were dropped (equal when none were): the growth per lookup
+    /// measured since the last check (an earlier estimate fades slowly, so that a stretch of
+    /// lookups into resident pages does not space the checks too far), and as many lookups
+    /// until the next check as fit the room left.
+    fn next(self, before: u64, after: u64, limit: u64) -> Pace {
+        if self.resident == u64::MAX {
+            // The first check only takes the measure.
+            return Pace {
+                resident: after,
+                made: 0,
+                ..Pace::START
+            };
+        }
+        let grown = before.saturating_sub(self.resident) / self.made.max(1) as u64;
+        let per_lookup = grown.max(self.per_lookup - self.per_lookup / 8).max(PAGE);
+        let room = limit.saturating_sub(after);
+        Pace {
+            left: (room / per_lookup).clamp(1, CHECK_EVERY as u64) as u32,
+            made: 0,
+            resident: after,
+            per_lookup,
+        }
+    }
 }
 
 /// Resident file-backed bytes of this process (the third field of `/proc/self/statm`).
@@ -188,27 +243,38 @@ impl Tables {
         self.bound.as_ref().map(|b| b.limit)
     }
 
-    /// Counts a lookup into a mapped table; every [`CHECK_EVERY`] of a thread's lookups,
-    /// drops the maps' pages if they grew beyond the limit.
+    /// Counts a lookup into a mapped table; when the thread's [`Pace`] says so, drops the
+    /// maps' pages if they grew beyond the limit.
     #[inline]
     fn count_mapped_lookup(&self) {
         if let Some(b) = &self.bound {
-            let due = MAPPED_LOOKUPS.with(|c| {
-                let n = c.get() + 1;
-                c.set(if n == CHECK_EVERY { 0 } else { n });
-                n == CHECK_EVERY
+            PACE.with(|c| {
+                let mut p = c.get();
+                p.made += 1;
+                p.left -= 1;
+                if p.left == 0 {
+                    p = self.check(b, p);
+                }
+                c.set(p);
             });
-            if due {
-                self.check(b);
-            }
         }
     }
 
     #[cold]
-    fn check(&self, b: &Bound) {
-        if resident_file_bytes(&b.statm).is_some_and(|r| r > b.limit) {
+    fn check(&self, b: &Bound, p: Pace) -> Pace {
+        let Some(before) = resident_file_bytes(&b.statm) else {
+            return Pace {
+                left: CHECK_EVERY,
+                ..p
+            };
+        };
+        let after = if before > b.limit {
             self.release();
-        }
+            resident_file_bytes(&b.statm).unwrap_or(b.baseline)
+        } else {
+            before
+        };
+        p.next(before, after, b.limit)
     }
 }
 
@@ -290,5 +356,35 @@ mod tests {
             "peak {peak} limit {limit}"
         );
         assert_eq!(tables.entry(4, 0), Entry::UNSOLVED);
+    }
+
+    #[test]
+    fn checks_come_as_often_as_the_growth_per_lookup_needs() {
+        let mib = 1u64 << 20;
+        // 100 lookups grew the maps by 14 MiB (large folios): with 56 MiB of room left the
+        // next check comes after 400 lookups, not 1,024.
+        let p = Pace {
+            left: 0,
+            made: 100,
+            resident: 10 * mib,
+            per_lookup: PAGE,
+        };
+        let q = p.next(24 * mib, 24 * mib, 80 * mib);
+        assert_eq!(
+            (q.left, q.per_lookup, q.resident),
+            (400, 14 * mib / 100, 24 * mib)
+        );
+        // Beyond the limit: pages dropped, room measured from what is left.
+        let r = q.next(90 * mib, 8 * mib, 80 * mib);
+        assert!(r.per_lookup > q.per_lookup && r.left < CHECK_EVERY, "{r:?}");
+        // Lookups into resident pages: the estimate fades by an eighth per check, no faster.
+        let s = Pace { made: 1000, ..r }.next(8 * mib, 8 * mib, 80 * mib);
+        assert_eq!(s.per_lookup, r.per_lookup - r.per_lookup / 8);
+        // No room: the next lookup checks again; never more than CHECK_EVERY apart.
+        assert_eq!(s.next(80 * mib, 80 * mib, 80 * mib).left, 1);
+        let first = Pace::START.next(5 * mib, 5 * mib, 80 * mib);
+        assert_eq!((first.left, first.resident), (Pace::START.left, 5 * mib));
+        let far = first.next(5 * mib, 5 * mib, u64::MAX >> 1);
+        assert_eq!(far.left, CHECK_EVERY);
     }
 }
