@@ -11,7 +11,7 @@
 //! page cache around a fault, or faults around it (on Linux 6.18, about 140 KiB a lookup into
 //! a table just written, which is in the page cache whole). So each thread measures how much
 //! the resident file bytes grew per lookup it made since its last check, and checks again
-//! after as many lookups as fit the room left below the limit ([`Pace`]), at most
+//! after as many lookups as fit the room left below the limit, at most
 //! [`CHECK_EVERY`].
 
 use std::cell::Cell;
