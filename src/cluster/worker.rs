@@ -20,7 +20,7 @@ use crate::game::{AnyGame, Game, Tier};
 use crate::solve::budget::MemoryPlan;
 use crate::solve::flags::AnchoredBits;
 use crate::solve::run::TierSink;
-use crate::solve::tables::{Lookup, TableData, Tables};
+use crate::solve::tables::{resident_if_it_fits, Lookup, Tables};
 use crate::solve::tier::Silent;
 use crate::store::manifest::{table_file, FileRecord};
 use crate::store::{fingerprint, table, Checksum};
@@ -179,11 +179,7 @@ fn receive_lower<G: Game>(
     std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
     let (_, data) = table::open_table(&tbl, tier, states, fp, false)?;
     lower.bytes += 2 * states;
-    let data = if lower.plan.lower_resident(lower.bytes) {
-        TableData::Owned(crate::solve::huge::copy_of(data.entries()))
-    } else {
-        data
-    };
+    let data = resident_if_it_fits(data, lower.bytes, &lower.plan);
     lower.tables.insert(tier, data);
     lower
         .tables

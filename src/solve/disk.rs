@@ -29,6 +29,14 @@ pub fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
+/// Whether `path` lies inside `dir` (both resolved), so that its bytes are counted with it.
+pub fn is_under(path: &Path, dir: &Path) -> bool {
+    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
+        (Ok(p), Ok(d)) => p.starts_with(d),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

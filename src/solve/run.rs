@@ -17,13 +17,13 @@ use serde::Serialize;
 use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
 use super::counts::{TierCounts, TierIo, TierTimings};
-use super::disk::{dir_bytes, process_bytes_written};
+use super::disk::{dir_bytes, is_under, process_bytes_written};
 use super::flags::{flags_file, AnchoredBits, TierFlags};
 pub use super::graph::NARROW_LIMIT;
 use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
 use super::pass::estimate_in_tier_degree;
 use super::sample::{solve_time, time_sample};
-use super::tables::{TableData, Tables};
+use super::tables::{resident_if_it_fits, TableData, Tables};
 use super::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
 use super::work::remove_work_dir;
 use crate::error::{Error, Result};
@@ -694,24 +694,4 @@ fn remove_raw_tables(dir: &Path, m: &Manifest) -> Result<()> {
         remove_file_if_present(&dir.join(&r.file))?;
     }
     crate::store::sync_dir(dir)
-}
-
-/// Whether `path` lies inside `dir` (both resolved), so that its bytes are counted with it.
-fn is_under(path: &Path, dir: &Path) -> bool {
-    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
-        (Ok(p), Ok(d)) => p.starts_with(d),
-        _ => false,
-    }
-}
-
-/// Lower tiers are looked up at random. While they fit the plan's share for them they are
-/// copied into anonymous memory, which the kernel backs with huge pages (far fewer TLB misses
-/// than a file map of 4 KiB pages); beyond that they stay mapped and are released between
-/// blocks.
-fn resident_if_it_fits(data: TableData, lower_bytes: u64, plan: &MemoryPlan) -> TableData {
-    if plan.lower_resident(lower_bytes) {
-        TableData::Owned(super::huge::copy_of(data.entries()))
-    } else {
-        data
-    }
 }

@@ -18,6 +18,7 @@ use std::cell::Cell;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
+use super::budget::MemoryPlan;
 use super::flags::AnchoredBits;
 use crate::game::Tier;
 pub use crate::store::table::TableData;
@@ -311,6 +312,18 @@ impl Lookup for Tables {
             }
             _ => {}
         }
+    }
+}
+
+/// Lower tiers are looked up at random. While they fit the plan's share for them they are
+/// copied into anonymous memory, which the kernel backs with huge pages (far fewer TLB misses
+/// than a file map of 4 KiB pages); beyond that they stay mapped and are released between
+/// blocks.
+pub fn resident_if_it_fits(data: TableData, lower_bytes: u64, plan: &MemoryPlan) -> TableData {
+    if plan.lower_resident(lower_bytes) {
+        TableData::Owned(super::huge::copy_of(data.entries()))
+    } else {
+        data
     }
 }
 
