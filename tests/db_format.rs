@@ -2,6 +2,8 @@
 //! through the format (default and tiny blocks, nibble and byte codes), and `verify` finds a
 //! deliberately altered entry.
 
+mod raw_support;
+
 use std::path::Path;
 
 use bawo::db::format::{self, BdbFile, EncodeOptions};
@@ -13,8 +15,8 @@ use bawo::game::Game;
 use bawo::solve::run::SolveConfig;
 use bawo::solve::tier::Silent;
 use bawo::solve::Manifest;
-use bawo::store::table;
 use bawo::{Entry, Value};
+use raw_support::raw_entries;
 
 fn solve_into(dir: &Path, n: u32, lap_cap: u64, rules: &str, seeds: u32) -> Bawo {
     let game = Bawo::new(n, lap_cap, BawoRules::parse(rules).unwrap()).unwrap();
@@ -23,19 +25,6 @@ fn solve_into(dir: &Path, n: u32, lap_cap: u64, rules: &str, seeds: u32) -> Bawo
     cfg.keep_tables = true;
     solve(&game, &cfg, &Silent).unwrap();
     game
-}
-
-fn raw_entries(dir: &Path, m: &Manifest, tier: u32) -> Vec<u16> {
-    let r = m.record(tier).unwrap();
-    let (_, data) = table::open_table(
-        &dir.join(&r.file),
-        tier,
-        r.counts.states,
-        m.fingerprint_value(),
-        true,
-    )
-    .unwrap();
-    data.entries().to_vec()
 }
 
 /// Re-encodes `tier` of the database in `dir` from `entries` with `opts`, updating the

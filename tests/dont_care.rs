@@ -2,7 +2,7 @@
 //! writer substitutes them, and every probe still answers the solved entry; a finished run
 //! keeps no flags file; Bao's files store every entry as solved.
 
-use std::path::Path;
+mod raw_support;
 
 use bawo::db::dontcare::{is_dont_care, Scratch};
 use bawo::db::Database;
@@ -12,21 +12,8 @@ use bawo::game::Game;
 use bawo::solve::run::SolveConfig;
 use bawo::solve::tier::Silent;
 use bawo::solve::Manifest;
-use bawo::store::table;
 use bawo::Entry;
-
-fn raw_entries(dir: &Path, m: &Manifest, tier: u32) -> Vec<u16> {
-    let r = m.record(tier).unwrap();
-    let (_, data) = table::open_table(
-        &dir.join(&r.file),
-        tier,
-        r.counts.states,
-        m.fingerprint_value(),
-        true,
-    )
-    .unwrap();
-    data.entries().to_vec()
-}
+use raw_support::raw_entries;
 
 /// Solves with the raw tables kept and checks every position of every tier: the probe gives
 /// the solved entry, a stored entry that differs from it is at a don't-care position. Returns
