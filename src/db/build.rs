@@ -48,7 +48,7 @@ impl TierSink for Compressor {
     ) -> Result<FileRecord> {
         match flags {
             Some(f) if !self.plain => {
-                let dont_care = |i: u64| f.dont_care(i);
+                let dont_care = f.dont_care_test();
                 write_table_tier(
                     dir,
                     tier,
