@@ -502,7 +502,7 @@ mod tests {
         assert_eq!(got.offsets[len] as usize, edges.len());
         // Streamed from a source read twice: the same lists in the same order.
         let streamed = PredRange::<u32>::build_streamed(len, N, &mut |f| {
-            edges.chunks(1000).for_each(|run| f(run));
+            edges.chunks(1000).for_each(&mut *f);
             Ok(())
         })
         .unwrap();
