@@ -46,12 +46,27 @@ impl TierSink for Compressor {
         table: &TableData,
         flags: Option<&TierFlags>,
     ) -> Result<FileRecord> {
-        let dont_care = |i: u64| flags.is_some_and(|f| f.dont_care(i));
-        let dont_care: Option<DontCare<'_>> = match flags {
-            Some(_) if !self.plain => Some(&dont_care),
-            _ => None,
-        };
-        write_table_tier(dir, tier, fingerprint, table, dont_care, &self.options)
+        match flags {
+            Some(f) if !self.plain => {
+                let dont_care = f.dont_care_test();
+                write_table_tier(
+                    dir,
+                    tier,
+                    fingerprint,
+                    table,
+                    Some(&dont_care),
+                    &self.options,
+                )
+            }
+            _ => write_table_tier(
+                dir,
+                tier,
+                fingerprint,
+                table,
+                None::<DontCare<'_>>,
+                &self.options,
+            ),
+        }
     }
 
     fn check(

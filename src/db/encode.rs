@@ -47,13 +47,20 @@ struct CodeBook {
 /// their entries.
 pub type DontCare<'a> = &'a (dyn Fn(u64) -> bool + Sync);
 
+/// What the encoder asks of a don't-care test: [`DontCare`] for tools, a concrete closure
+/// for the solver's compressor, whose test then inlines into the loop over the entries
+/// (asked twice per position of every tier) instead of a call through a pointer.
+pub trait IsDontCare: Fn(u64) -> bool + Sync {}
+
+impl<F: Fn(u64) -> bool + Sync + ?Sized> IsDontCare for F {}
+
 /// The entries of the block starting at tier index `first`, as stored: with `dont_care`, each
 /// don't-care entry but the block's first is a copy of the stored entry before it, so runs of
 /// equal entries grow (the reader recovers the true entries through their moves).
-fn stored_block<'a>(
+fn stored_block<'a, D: IsDontCare + ?Sized>(
     entries: &'a [u16],
     first: u64,
-    dont_care: Option<DontCare<'_>>,
+    dont_care: Option<&D>,
 ) -> std::borrow::Cow<'a, [u16]> {
     let Some(dc) = dont_care else {
         return entries.into();
@@ -71,11 +78,11 @@ impl CodeBook {
     /// Counts the stored entries (blocks of `block` positions) `batch` at a time, calling
     /// `release` after each batch (so a mapped table's pages never pile up), and builds the
     /// codes.
-    fn build(
+    fn build<D: IsDontCare + ?Sized>(
         entries: &[u16],
         block: usize,
         batch: usize,
-        dont_care: Option<DontCare<'_>>,
+        dont_care: Option<&D>,
         release: &dyn Fn(),
     ) -> CodeBook {
         let mut counts = vec![0u64; 1 << 16];
@@ -175,13 +182,13 @@ const READ_BACK: usize = 1 << 20;
 /// block). With `dont_care`, don't-care entries are substituted (`stored_block`) and the
 /// header says so. Errors name `path`. Returns the file's length and checksum.
 #[allow(clippy::too_many_arguments)]
-pub fn encode_to<W: Read + Write + Seek>(
+pub fn encode_to<W: Read + Write + Seek, D: IsDontCare + ?Sized>(
     out: &mut W,
     path: &Path,
     tier: u32,
     fingerprint: u64,
     entries: &[u16],
-    dont_care: Option<DontCare<'_>>,
+    dont_care: Option<&D>,
     release: &dyn Fn(),
     opts: &EncodeOptions,
 ) -> Result<(u64, Checksum)> {
@@ -278,7 +285,7 @@ pub fn encode(
         tier,
         fingerprint,
         entries,
-        None,
+        None::<DontCare<'_>>,
         &|| {},
         opts,
     )?;
@@ -293,7 +300,15 @@ pub fn write_tier(
     entries: &[u16],
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {
-    write_tier_released(dir, tier, fingerprint, entries, None, &|| {}, opts)
+    write_tier_released(
+        dir,
+        tier,
+        fingerprint,
+        entries,
+        None::<DontCare<'_>>,
+        &|| {},
+        opts,
+    )
 }
 
 /// [`write_tier`], substituting don't-care entries where `dont_care` says (tools).
@@ -311,12 +326,12 @@ pub fn write_tier_with(
 /// Encodes a raw table (copied or mapped) and writes `dir/tier-KKKK.bdb` atomically, dropping
 /// the table's mapped pages as they are read: the solver's compression of a finished tier.
 /// With `dont_care`, don't-care entries are substituted.
-pub fn write_table_tier(
+pub fn write_table_tier<D: IsDontCare + ?Sized>(
     dir: &Path,
     tier: u32,
     fingerprint: u64,
     table: &TableData,
-    dont_care: Option<DontCare<'_>>,
+    dont_care: Option<&D>,
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {
     let release = || table.release();
@@ -333,12 +348,12 @@ pub fn write_table_tier(
 
 /// Streams the file into an exclusively created temporary file next to its place, syncs it
 /// and renames it there.
-fn write_tier_released(
+fn write_tier_released<D: IsDontCare + ?Sized>(
     dir: &Path,
     tier: u32,
     fingerprint: u64,
     entries: &[u16],
-    dont_care: Option<DontCare<'_>>,
+    dont_care: Option<&D>,
     release: &dyn Fn(),
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 
 use super::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
 use super::graph::{PredView, Source};
+use super::predfile::{blocked_span, Offsets};
 use crate::value::MAX_DEPTH;
 
 pub const LOCAL_MASK: u32 = (1 << 30) - 1;
@@ -67,6 +68,40 @@ pub fn emit<S: Source>(
     range_of_self: usize,
     ranges: usize,
 ) -> Vec<Vec<u32>> {
+    let sources = preds.sources;
+    // The offsets' form is matched here, once, not at every lookup.
+    match preds.offsets {
+        Offsets::Plain(o) => emit_with(
+            cells,
+            due,
+            |f| &sources[o[f] as usize..o[f + 1] as usize],
+            level,
+            range_bits,
+            range_of_self,
+            ranges,
+        ),
+        Offsets::Blocked { bases, rel } => emit_with(
+            cells,
+            due,
+            |f| &sources[blocked_span(bases, rel, f)],
+            level,
+            range_bits,
+            range_of_self,
+            ranges,
+        ),
+    }
+}
+
+/// [`emit`] with the predecessor lists of a range-local index given by `preds_of`.
+fn emit_with<'p, S: Source>(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds_of: impl Fn(usize) -> &'p [S] + Sync,
+    level: u32,
+    range_bits: u32,
+    range_of_self: usize,
+    ranges: usize,
+) -> Vec<Vec<u32>> {
     let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
     due.par_chunks(CHUNK)
         .map(|chunk| {
@@ -84,7 +119,7 @@ pub fn emit<S: Source>(
                     // Decided earlier (a known win beaten in its own tier).
                     _ => continue,
                 };
-                for &p in preds.preds(f as usize) {
+                for &p in preds_of(f as usize) {
                     let p = p.get();
                     let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
                     out[r].push((p & local_mask) as u32 | kind);

@@ -21,7 +21,21 @@ use crate::error::{Error, Result};
 
 /// Appends `v` as a little-endian base-128 varint.
 #[inline]
-fn put_varint(out: &mut Vec<u8>, mut v: u128) {
+fn put_varint(out: &mut Vec<u8>, v: u128) {
+    // Nearly every edge fits 64 bits: the loop in one register, not two.
+    if let Ok(mut v) = u64::try_from(v) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+        return;
+    }
+    put_varint_wide(out, v);
+}
+
+#[cold]
+fn put_varint_wide(out: &mut Vec<u8>, mut v: u128) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -32,6 +46,21 @@ fn put_varint(out: &mut Vec<u8>, mut v: u128) {
 /// Reads a varint at `*at` in `body`, advancing `*at`.
 #[inline]
 fn get_varint(body: &[u8], at: &mut usize) -> Option<u128> {
+    // Up to 9 bytes (63 bits) in one register; a longer varint is read again, in two.
+    let mut v = 0u64;
+    for k in 0..9 {
+        let b = *body.get(*at + k)?;
+        v |= ((b & 0x7f) as u64) << (7 * k);
+        if b < 0x80 {
+            *at += k + 1;
+            return Some(v as u128);
+        }
+    }
+    get_varint_wide(body, at)
+}
+
+#[cold]
+fn get_varint_wide(body: &[u8], at: &mut usize) -> Option<u128> {
     let mut v = 0u128;
     let mut shift = 0u32;
     loop {
@@ -120,24 +149,27 @@ pub fn decode(
     r: &mut dyn Read,
     out: &mut Vec<PackedEdge>,
 ) -> Result<()> {
-    for_each(codec, len, path, r, &mut |e| out.push(e))
+    for_each(codec, len, path, r, &mut |e| out.extend_from_slice(e))
 }
 
-/// Calls `f` with every edge of a log (packed by `codec`), in the log's order, checking each
-/// against the range of `len` positions it belongs to: the edges are never all in memory at
-/// once ([`super::graph::PredRange::build_streamed`] reads a log twice this way).
+/// Calls `f` with the edges of each piece of a log (packed by `codec`), in the log's order,
+/// checking each against the range of `len` positions it belongs to: the edges are never all
+/// in memory at once ([`super::graph::PredRange::build_streamed`] reads a log twice this
+/// way), and `f` is called once a piece, not once an edge.
 pub fn for_each(
     codec: EdgeCodec,
     len: usize,
     path: &Path,
     r: &mut dyn Read,
-    f: &mut dyn FnMut(PackedEdge),
+    f: &mut dyn FnMut(&[PackedEdge]),
 ) -> Result<()> {
     let bad = |why: &str| Error::corrupt(path, format!("edge log: {why}"));
     let bits = codec.range_bits();
     let mask = (1u128 << bits) - 1;
     let mut body = Vec::new();
+    let mut edges = Vec::new();
     while let Some((size, count)) = header(path, r)? {
+        edges.clear();
         body.resize(size, 0);
         r.read_exact(&mut body)
             .map_err(|_| bad("ends inside a piece"))?;
@@ -150,11 +182,12 @@ pub fn for_each(
             if target >= len || source > u64::MAX as u128 {
                 return Err(bad("edge out of its range"));
             }
-            f(codec.pack(target as u64, source as u64));
+            edges.push(codec.pack(target as u64, source as u64));
         }
         if at != body.len() {
             return Err(bad("piece longer than its edges"));
         }
+        f(&edges);
     }
     Ok(())
 }
@@ -206,6 +239,25 @@ mod tests {
         got.sort_unstable();
         want.sort_unstable();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn varints_round_trip_on_both_sides_of_64_bits() {
+        let vals: Vec<u128> = [0u128, 1, 127, 128, 1 << 56, (1 << 63) - 1, 1 << 63]
+            .into_iter()
+            .chain([u64::MAX as u128, 1 << 64, (1 << 70) + 5, u128::MAX >> 2])
+            .collect();
+        let mut bytes = Vec::new();
+        vals.iter().for_each(|&v| put_varint(&mut bytes, v));
+        let mut at = 0;
+        for &v in &vals {
+            assert_eq!(get_varint(&bytes, &mut at), Some(v));
+        }
+        assert_eq!(at, bytes.len());
+        assert_eq!(get_varint(&bytes, &mut at), None);
+        // Cut inside a long varint.
+        let mut at = 0;
+        assert_eq!(get_varint(&[0x80; 12], &mut at), None);
     }
 
     #[test]

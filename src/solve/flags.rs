@@ -69,7 +69,24 @@ impl FlagWriter {
     }
 
     /// Appends the flags of the next cells.
-    pub fn push(&mut self, cells: &[u32]) -> Result<()> {
+    pub fn push(&mut self, mut cells: &[u32]) -> Result<()> {
+        if self.positions.is_multiple_of(8) && cells.len() >= 1 << 16 {
+            // On a byte boundary: whole bytes in parallel (a tier's finish waits on this).
+            let whole = cells.len() - cells.len() % 8;
+            let at = self.out.len();
+            self.out.resize(at + whole / 4, 0);
+            self.out[at..]
+                .par_chunks_mut(2)
+                .zip(cells[..whole].par_chunks(8))
+                .for_each(|(pair, eight)| {
+                    for (bit, &c) in eight.iter().enumerate() {
+                        pair[0] |= u8::from(c & cell::ANCHORED != 0) << bit;
+                        pair[1] |= u8::from(c & cell::DONT_CARE != 0) << bit;
+                    }
+                });
+            self.positions += whole as u64;
+            cells = &cells[whole..];
+        }
         for &c in cells {
             let bit = (self.positions % 8) as u32;
             self.anchored |= u8::from(c & cell::ANCHORED != 0) << bit;
@@ -154,6 +171,13 @@ impl TierFlags {
         (self.map[2 * (i / 8) as usize + 1] >> (i % 8)) & 1 == 1
     }
 
+    /// [`TierFlags::dont_care`] as a closure over the mapped bytes, taken once: the database
+    /// writer asks it twice per position of the tier.
+    pub fn dont_care_test(&self) -> impl Fn(u64) -> bool + Sync + '_ {
+        let bytes: &[u8] = &self.map;
+        move |i| (bytes[2 * (i / 8) as usize + 1] >> (i % 8)) & 1 == 1
+    }
+
     /// The anchored bits alone, for the tiers above (1 bit a position).
     pub fn anchored_bits(&self) -> AnchoredBits {
         AnchoredBits::from_bytes(
@@ -214,10 +238,10 @@ impl AnchoredBits {
     /// Whether position `i` is anchored (false beyond the bits known).
     #[inline]
     pub fn get(&self, i: u64) -> bool {
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| self.0.get(i))
-            .is_some_and(|b| *b)
+        // The raw byte, not `BitSlice::get` (a bit proxy): read once per lower-tier
+        // successor of every position whose moves all leave its tier.
+        let bytes = self.0.as_raw_slice();
+        i < self.0.len() as u64 && (bytes[(i >> 3) as usize] >> (i & 7)) & 1 == 1
     }
 
     /// Bytes held in memory.
@@ -259,5 +283,36 @@ mod tests {
         assert!(TierFlags::open(&dir.path().join("none"), 1001)
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn flags_pushed_in_parallel_bytes_read_back_as_pushed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(flags_file(4));
+        let n = (1u32 << 17) + 13;
+        let flag = |i: u32| {
+            (if i % 7 < 3 { cell::ANCHORED } else { 0 })
+                | (if i % 11 == 4 { cell::DONT_CARE } else { 0 })
+        };
+        let cells: Vec<u32> = (0..n).map(flag).collect();
+        let mut w = FlagWriter::create(&path).unwrap();
+        // A byte's worth one at a time, then a long run on the byte boundary (the parallel
+        // path) that ends in a partial byte, then one more past a boundary (the serial path).
+        w.push(&cells[..8]).unwrap();
+        w.push(&cells[8..(1 << 17) + 3]).unwrap();
+        w.push(&cells[(1 << 17) + 3..]).unwrap();
+        w.finish().unwrap();
+        let f = TierFlags::open(&path, n as u64).unwrap().unwrap();
+        let a = f.anchored_bits();
+        for i in 0..n {
+            assert_eq!(
+                a.get(i as u64),
+                flag(i) & cell::ANCHORED != 0,
+                "anchored {i}"
+            );
+            assert_eq!(f.dont_care(i as u64), flag(i) & cell::DONT_CARE != 0, "{i}");
+            assert_eq!(f.dont_care_test()(i as u64), f.dont_care(i as u64));
+        }
+        assert!(!a.get(n as u64) && !a.get(u64::MAX));
     }
 }

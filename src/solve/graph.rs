@@ -180,9 +180,10 @@ impl<T> SharedSlice<T> {
     }
 }
 
-/// A range's edges read from where they are kept: calls its argument with each edge, in
-/// the same order every time ([`PredRange::build_streamed`]).
-pub type EdgeSource<'a> = &'a mut dyn FnMut(&mut dyn FnMut(PackedEdge)) -> Result<()>;
+/// A range's edges read from where they are kept: calls its argument with runs of edges
+/// (a log's pieces), all the edges in the same order every time
+/// ([`PredRange::build_streamed`]).
+pub type EdgeSource<'a> = &'a mut dyn FnMut(&mut dyn FnMut(&[PackedEdge])) -> Result<()>;
 
 /// Targets per sub-range of [`PredRange::build`]'s radix pass, as a power of two.
 const SUB_BITS: u32 = 16;
@@ -277,7 +278,7 @@ impl<S: Source> PredRange<S> {
         let subs = (len >> SUB_BITS) + 1;
         let sub_of = |e: u64| codec.target(e) >> SUB_BITS;
         let mut counts = vec![0u64; subs];
-        edges(&mut |e| counts[sub_of(e)] += 1)?;
+        edges(&mut |run| run.iter().for_each(|&e| counts[sub_of(e)] += 1))?;
         let total: u64 = counts.iter().sum();
         check_edge_count(total)?;
         let mut sub_start = vec![0usize; subs + 1];
@@ -287,13 +288,15 @@ impl<S: Source> PredRange<S> {
         let mut grouped = super::huge::filled(total as usize, 0u64);
         let mut pos = sub_start[..subs].to_vec();
         let mut extra = false;
-        edges(&mut |e| {
-            let s = sub_of(e);
-            if pos[s] < sub_start[s + 1] {
-                grouped[pos[s]] = e;
-                pos[s] += 1;
-            } else {
-                extra = true;
+        edges(&mut |run| {
+            for &e in run {
+                let s = sub_of(e);
+                if pos[s] < sub_start[s + 1] {
+                    grouped[pos[s]] = e;
+                    pos[s] += 1;
+                } else {
+                    extra = true;
+                }
             }
         })?;
         if extra || (0..subs).any(|s| pos[s] != sub_start[s + 1]) {
@@ -499,7 +502,7 @@ mod tests {
         assert_eq!(got.offsets[len] as usize, edges.len());
         // Streamed from a source read twice: the same lists in the same order.
         let streamed = PredRange::<u32>::build_streamed(len, N, &mut |f| {
-            edges.iter().for_each(|&e| f(e));
+            edges.chunks(1000).for_each(&mut *f);
             Ok(())
         })
         .unwrap();
@@ -508,7 +511,7 @@ mod tests {
         let mut reads = 0;
         let changed = PredRange::<u32>::build_streamed(len, N, &mut |f| {
             reads += 1;
-            edges.iter().skip(reads - 1).for_each(|&e| f(e));
+            f(&edges[reads - 1..]);
             Ok(())
         });
         assert!(changed.is_err());

@@ -40,6 +40,18 @@ pub enum Offsets<'a> {
     },
 }
 
+/// The list of target `t < rel.len()` among a range's sources, from blocked offsets: one
+/// lookup's work, with no enum to match (the attractor matches once per level and range).
+#[inline]
+pub fn blocked_span(bases: &[u32], rel: &[u16], t: usize) -> std::ops::Range<usize> {
+    let start = bases[t >> BLOCK_BITS] as usize + rel[t] as usize;
+    let end = match rel.get(t + 1) {
+        Some(&r) => bases[(t + 1) >> BLOCK_BITS] as usize + r as usize,
+        None => bases[bases.len() - 1] as usize,
+    };
+    start..end
+}
+
 impl Offsets<'_> {
     /// The offset of target `t` (`t` up to the range's length, whose offset is the end).
     #[inline]
@@ -161,6 +173,12 @@ mod tests {
         assert_eq!(src.len(), 4 * sources.len());
         for (t, &want) in offsets.iter().enumerate() {
             assert_eq!(o.at(t), want as usize, "target {t}");
+        }
+        if let Offsets::Blocked { bases, rel } = o {
+            for t in 0..len {
+                let want = offsets[t] as usize..offsets[t + 1] as usize;
+                assert_eq!(blocked_span(bases, rel, t), want, "span of {t}");
+            }
         }
         assert!(parse(p, bytes, len + 1, 4).is_err());
         assert!(parse(p, &bytes[..n - 4], len, 4).is_err() || offsets[len] == 0);

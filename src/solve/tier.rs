@@ -45,6 +45,7 @@ use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
 use crate::store::bytes::{as_u32, file_checksum, map_mut, map_ro, u32_bytes};
 use crate::store::table;
+use crate::store::Checksum;
 use memmap2::MmapMut;
 
 /// A solved tier: its table is on disk.
@@ -290,7 +291,10 @@ impl<'g, G: Game> Job<'g, G> {
             let path = self.path(WorkFile::Preds(r));
             if let Some((p, written)) = &mut self.preds_mem[r] {
                 if !*written {
-                    p.write(&path)?;
+                    let sum = p.write(&path)?;
+                    if let Some(s) = self.st.preds.get_mut(r) {
+                        *s = sum;
+                    }
                     *written = true;
                     self.unsynced_preds.push(r);
                 }
@@ -482,9 +486,10 @@ impl<'g, G: Game> Job<'g, G> {
                 log.with_reader(|rd| edgelog::for_each(codec, len, &path, rd, f))?
             })?;
             let sum = if self.resident {
-                let sum = preds.checksum();
+                // Checksummed only if a checkpoint writes the file (most resident tiers
+                // finish without one): hashing the lists costs a tenth of building them.
                 self.preds_mem[r] = Some((preds, false));
-                sum
+                Checksum(0)
             } else {
                 let sum = preds.write(&self.path(WorkFile::Preds(r)))?;
                 self.unsynced_preds.push(r);
