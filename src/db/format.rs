@@ -328,16 +328,15 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         let r = self.index[b as usize];
         let frame = &self.bytes.as_ref()[r.offset as usize..r.offset as usize + r.len as usize];
         let width = self.header.width as usize;
-        let mut codes = vec![0u8; j * width / 8 + 1];
-        let mut dec = zstd::stream::read::Decoder::with_buffer(frame)
-            .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
-        std::io::Read::read_exact(&mut dec, &mut codes)
-            .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
-        let c = if width == 4 {
-            (codes[j / 2] >> ((j & 1) * 4)) & 15
-        } else {
-            codes[j]
-        };
+        let content = self.header.packed_len(self.header.block_len(b)) + 2 * r.escapes as usize;
+        let c = super::prefix::with_prefix(frame, content, j * width / 8 + 1, |codes| {
+            if width == 4 {
+                (codes[j / 2] >> ((j & 1) * 4)) & 15
+            } else {
+                codes[j]
+            }
+        })
+        .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
         match self.header.symbols.get(c as usize) {
             Some(&e) => Ok(Some(Entry(e))),
             None if c == self.header.escape() => Ok(None),

@@ -8,6 +8,7 @@
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
+//! | [`prefix`] | a block decompressed only as far as one probe needs               |
 //! | [`dontcare`] | positions whose entry follows from one ply: stored as anything, recovered by probes |
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
@@ -34,6 +35,7 @@ pub mod layout;
 pub mod memory;
 pub mod play;
 pub mod plot;
+pub mod prefix;
 pub mod probe;
 pub mod stats;
 pub mod verify;
