@@ -13,6 +13,7 @@
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
+//! | [`stored`] | a finished tier's file on resume: checked, or decoded and checked in one read |
 //! | [`plot`]   | the `stats --plot` picture                                        |
 //! | [`play`]   | a game against perfect play                                      |
 //! | [`probe`](mod@probe) | [`Probe`]: the library's probe of a position and its moves |
@@ -38,6 +39,7 @@ pub mod plot;
 pub mod prefix;
 pub mod probe;
 pub mod stats;
+pub mod stored;
 pub mod verify;
 
 use std::collections::HashMap;
