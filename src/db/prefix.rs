@@ -8,7 +8,9 @@
 //! window of its own, no copy), the output buffer and the decompression context live as long
 //! as the thread and are reused by the next probe, so a process faults in the pages of the
 //! longest prefix it decoded, once. The compressed frame is handed over a step at a time, so
-//! decoding stops within one zstd block (at most 128 KiB of output) past what is needed.
+//! decoding stops soon past what is needed: within the zstd blocks (128 KiB of output each)
+//! that one step of input completes. Each thread keeps one block's buffer (1 MiB at the
+//! default block size) and one context, as long as it lives.
 
 use std::cell::RefCell;
 
