@@ -9,8 +9,10 @@
 //! from the request's first byte to the response's last; connecting is timed apart. Positions are the
 //! database's own, spread over every tier. Each client's connect is followed by one untimed
 //! request (counted in `connect_p99_ms`), so the server has accepted every connection before
-//! the timed burst starts. Prints one JSON line: counts, errors and latency
-//! percentiles in milliseconds. Only loopback addresses are accepted, every socket has a
+//! the timed burst starts. Prints one JSON line: counts, errors, latency percentiles in
+//! milliseconds, and `send_spread_ms`, how long this one thread took to send every client's
+//! first timed request (responses are read only after that, so it is a floor under the
+//! latencies of a burst). Only loopback addresses are accepted, every socket has a
 //! 30-second timeout, and at most 100,000 requests are sent.
 
 use std::net::SocketAddr;
@@ -118,20 +120,38 @@ fn complete_response(buf: &[u8]) -> Option<(u16, usize)> {
     (buf.len() >= end + len).then_some((status, end + len))
 }
 
-/// Sends one GET on `s` and reads its whole response; the status code.
-async fn request(s: &TcpStream, target: &str, buf: &mut Vec<u8>) -> std::io::Result<u16> {
-    let req = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\n\r\n");
-    write_all(s, req.as_bytes()).await?;
-    buf.clear();
-    let mut chunk = [0u8; 16 << 10];
+/// The bytes of a GET of `target`, rendered before the timed burst.
+fn get_request(target: &str) -> Vec<u8> {
+    format!("GET {target} HTTP/1.1\r\nHost: localhost\r\n\r\n").into_bytes()
+}
+
+/// What a client reads responses into, allocated once so the timed path allocates nothing.
+struct ReadBuf {
+    response: Vec<u8>,
+    chunk: Vec<u8>,
+}
+
+impl ReadBuf {
+    fn new() -> ReadBuf {
+        ReadBuf {
+            response: Vec::with_capacity(32 << 10),
+            chunk: vec![0; 16 << 10],
+        }
+    }
+}
+
+/// Sends one rendered request on `s` and reads its whole response; the status code.
+async fn request(s: &TcpStream, req: &[u8], rb: &mut ReadBuf) -> std::io::Result<u16> {
+    write_all(s, req).await?;
+    rb.response.clear();
     loop {
-        if let Some((status, _)) = complete_response(buf) {
+        if let Some((status, _)) = complete_response(&rb.response) {
             return Ok(status);
         }
         s.readable().await?;
-        match s.try_read(&mut chunk) {
+        match s.try_read(&mut rb.chunk) {
             Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Ok(n) => rb.response.extend_from_slice(&rb.chunk[..n]),
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
             Err(e) => return Err(e),
         }
@@ -149,6 +169,8 @@ async fn connect(addr: SocketAddr) -> std::io::Result<TcpStream> {
 
 /// What one client measured.
 struct ClientRun {
+    /// When its first timed request started to be sent.
+    first_sent: Option<Instant>,
     connect_ms: f64,
     latencies_ms: Vec<f64>,
     errors: usize,
@@ -158,13 +180,14 @@ struct ClientRun {
 /// of the requests one after another on its keep-alive connection (reconnecting after an
 /// error), timing each from the first byte sent to the last byte received.
 async fn client(addr: SocketAddr, targets: Vec<String>, start: Arc<Barrier>) -> ClientRun {
+    let requests: Vec<Vec<u8>> = targets.iter().map(|t| get_request(t)).collect();
     let t0 = Instant::now();
     let mut conn = connect(addr).await.ok();
     // A connect returns once the kernel has queued the connection, before the server has
     // accepted it: one untimed request makes sure the server holds the connection, so that
     // accepting does not leak into the timed burst.
-    let mut buf = Vec::new();
-    if let (Some(s), Some(first)) = (&conn, targets.first()) {
+    let mut buf = ReadBuf::new();
+    if let (Some(s), Some(first)) = (&conn, requests.first()) {
         if !matches!(
             tokio::time::timeout(LIMIT, request(s, first, &mut buf)).await,
             Ok(Ok(200))
@@ -175,17 +198,19 @@ async fn client(addr: SocketAddr, targets: Vec<String>, start: Arc<Barrier>) -> 
     let connect_ms = t0.elapsed().as_secs_f64() * 1e3;
     start.wait().await;
     let mut run = ClientRun {
+        first_sent: None,
         connect_ms,
         latencies_ms: Vec::with_capacity(targets.len()),
         errors: 0,
     };
-    for t in &targets {
+    for req in &requests {
         let t0 = Instant::now();
+        run.first_sent.get_or_insert(t0);
         if conn.is_none() {
             conn = connect(addr).await.ok();
         }
         let status = match &conn {
-            Some(s) => tokio::time::timeout(LIMIT, request(s, t, &mut buf)).await,
+            Some(s) => tokio::time::timeout(LIMIT, request(s, req, &mut buf)).await,
             None => Ok(Err(std::io::ErrorKind::NotConnected.into())),
         };
         run.latencies_ms.push(t0.elapsed().as_secs_f64() * 1e3);
@@ -210,7 +235,7 @@ fn main() {
         .enable_all()
         .build()
         .expect("runtime");
-    let (runs, wall) = runtime.block_on(async {
+    let (runs, wall_start) = runtime.block_on(async {
         let start = Arc::new(Barrier::new(a.concurrency + 1));
         let clients: Vec<_> = (0..a.concurrency)
             .map(|w| {
@@ -229,19 +254,27 @@ fn main() {
         for c in clients {
             runs.push(c.await.expect("client"));
         }
-        (runs, t0.elapsed().as_secs_f64())
+        (runs, t0)
     });
+    let wall = wall_start.elapsed().as_secs_f64();
     let mut lat: Vec<f64> = runs
         .iter()
         .flat_map(|r| r.latencies_ms.iter().copied())
         .collect();
     let mut connect: Vec<f64> = runs.iter().map(|r| r.connect_ms).collect();
     let errors: usize = runs.iter().map(|r| r.errors).sum();
+    // How long this one thread took to send every client's first request: no response is
+    // read before the sending is done, so it is a floor under the latencies it measures.
+    let send_spread_ms = runs
+        .iter()
+        .filter_map(|r| r.first_sent)
+        .max()
+        .map_or(0.0, |last| (last - wall_start).as_secs_f64() * 1e3);
     lat.sort_by(f64::total_cmp);
     connect.sort_by(f64::total_cmp);
     let pct = |v: &[f64], p: f64| v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1];
     println!(
-        "{{\"requests\":{},\"concurrency\":{},\"errors\":{errors},\"p50_ms\":{:.2},\"p99_ms\":{:.2},\"max_ms\":{:.2},\"connect_p99_ms\":{:.2},\"wall_s\":{wall:.3},\"requests_per_s\":{:.0}}}",
+        "{{\"requests\":{},\"concurrency\":{},\"errors\":{errors},\"p50_ms\":{:.2},\"p99_ms\":{:.2},\"max_ms\":{:.2},\"connect_p99_ms\":{:.2},\"send_spread_ms\":{send_spread_ms:.2},\"wall_s\":{wall:.3},\"requests_per_s\":{:.0}}}",
         lat.len(),
         a.concurrency,
         pct(&lat, 0.50),

@@ -245,3 +245,46 @@ fn a_run_that_does_not_fit_the_free_disk_is_refused_unless_told_to_start_anyway(
         "--no-disk-check",
     );
 }
+
+#[test]
+fn extending_a_lean_run_refuses_a_damaged_database_file() {
+    // A lean run has no raw tables: resuming decodes each `.bdb` and checks it in the same
+    // read, so damage anywhere in the file (header, a block, the index, the trailer) must
+    // still be refused before anything is written.
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("lean");
+    assert_ok(&solve(&dir, 6, &[]), "lean solve of 6 seeds");
+    let before_bdb = with_suffix(&dir, ".bdb");
+    for name in ["tier-0004.bdb", "tier-0006.bdb"] {
+        let path = dir.join(name);
+        let good = before_bdb[name].clone();
+        let len = good.len();
+        let damages: Vec<(String, Vec<u8>)> = [0, 20, 70, len / 2, len - 30, len - 9, len - 1]
+            .into_iter()
+            .map(|at| {
+                let mut bad = good.clone();
+                bad[at] ^= 0x24;
+                (format!("byte {at} flipped"), bad)
+            })
+            .chain([("cut short".to_string(), good[..len - 1].to_vec())])
+            .collect();
+        for (what, bad) in damages {
+            std::fs::write(&path, &bad).unwrap();
+            let out = solve(&dir, 7, &["--resume"]);
+            assert_fails(&out, 1, "corrupted", &format!("{name} {what}"));
+            // No table decoded from it is left behind, and no other database file changed.
+            let mut now = with_suffix(&dir, ".bdb");
+            now.insert(name.to_string(), good.clone());
+            assert!(
+                now == before_bdb,
+                "{name} {what}: the refused resume changed the run"
+            );
+            assert!(
+                with_suffix(&dir, ".tbl").is_empty(),
+                "{name} {what}: a table was left"
+            );
+            std::fs::write(&path, &good).unwrap();
+        }
+    }
+    assert_ok(&solve(&dir, 7, &["--resume"]), "the repaired run resumes");
+}

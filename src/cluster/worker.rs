@@ -1,7 +1,7 @@
 //! Every rank but 0: takes rank 0's commands until the run is over. Finished tiers arrive as
 //! their compressed files, in pieces, are decoded into raw tables in this rank's own folder
 //! under `--tmp` (no shared filesystem is assumed; don't-care entries are recovered through
-//! their moves from the raw tables below, [`decode_with_lower`]) and looked up as one process
+//! their moves from the raw tables below, [`restore_with_lower`]) and looked up as one process
 //! looks its lower tiers up: copied into memory while they fit the plan's share of this
 //! rank's own `--mem`, else mapped with their resident pages bounded. Their anchored bits come
 //! with them, for the don't-care flags of the tiers above.
@@ -14,12 +14,12 @@ use super::protocol::{self, Command};
 use super::slice::solve_slice;
 use super::slices::Slices;
 use super::traffic::TierTraffic;
-use crate::db::build::{decode_with_lower, Compressor};
+use crate::db::stored::restore_with_lower;
 use crate::error::{Error, Result};
 use crate::game::{AnyGame, Game, Tier};
 use crate::solve::budget::MemoryPlan;
 use crate::solve::flags::AnchoredBits;
-use crate::solve::run::TierSink;
+use crate::solve::sink::StoredTier;
 use crate::solve::tables::{resident_if_it_fits, Lookup, Tables};
 use crate::solve::tier::Silent;
 use crate::store::manifest::{table_file, FileRecord};
@@ -158,7 +158,13 @@ fn receive_lower<G: Game>(
         file: name.to_string_lossy().into_owned(),
         ..file.clone()
     };
-    Compressor::default().check(dir, tier, states, fp, &local)?;
+    let stored = StoredTier {
+        dir,
+        tier,
+        states,
+        fingerprint: fp,
+        file: &local,
+    };
     let tbl = dir.join(table_file(tier));
     let tables = &lower.tables;
     let below = |t: Tier, i: u64| match tables.entry(t, i) {
@@ -168,7 +174,7 @@ fn receive_lower<G: Game>(
         e => Ok(e),
     };
     let (header, _) = table::write_table_streaming(&tbl, tier, states, fp, |put| {
-        decode_with_lower(game, dir, tier, states, fp, &local, &below, put)
+        restore_with_lower(game, &stored, &below, put)
     })?;
     if header.checksum != checksum {
         return Err(Error::corrupt(

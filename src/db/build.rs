@@ -8,14 +8,13 @@
 use std::path::Path;
 
 use super::encode::{write_table_tier, DontCare};
-use super::format::{BdbFile, EncodeOptions};
-use crate::error::{Error, Result};
+use super::format::EncodeOptions;
+use crate::error::Result;
 use crate::game::{Game, Tier};
 use crate::solve::flags::TierFlags;
-use crate::solve::run::{RunProgress, SolveConfig, SolveReport, TierSink};
+use crate::solve::run::{RunProgress, SolveConfig, SolveReport, StoredTier, TierSink};
 use crate::store::manifest::FileRecord;
 use crate::store::table::TableData;
-use crate::value::Entry;
 
 /// Writes each finished tier's compressed file.
 #[derive(Clone, Copy, Debug, Default)]
@@ -69,77 +68,17 @@ impl TierSink for Compressor {
         }
     }
 
-    fn check(
-        &self,
-        dir: &Path,
-        tier: Tier,
-        states: u64,
-        fingerprint: u64,
-        file: &FileRecord,
-    ) -> Result<()> {
-        let path = dir.join(&file.file);
-        let bdb = BdbFile::open(&path, tier, states, fingerprint)?;
-        if bdb.check_file()? != file.checksum {
-            return Err(Error::corrupt(&path, "checksum differs from the manifest"));
-        }
-        Ok(())
+    fn check(&self, stored: &StoredTier<'_>) -> Result<()> {
+        super::stored::check(stored)
     }
 
     fn restore(
         &self,
-        dir: &Path,
-        tier: Tier,
-        states: u64,
-        fingerprint: u64,
-        file: &FileRecord,
+        stored: &StoredTier<'_>,
         put: &mut dyn FnMut(&[u16]) -> Result<()>,
     ) -> Result<()> {
-        let bdb = BdbFile::open(&dir.join(&file.file), tier, states, fingerprint)?;
-        if !bdb.header().dont_care {
-            let mut buf = Vec::new();
-            for b in 0..bdb.blocks() {
-                buf.clear();
-                bdb.decode_block(b)?.entries_into(bdb.symbols(), &mut buf);
-                put(&buf)?;
-            }
-            return Ok(());
-        }
-        // Don't-care entries are recovered through their moves into the tiers below, which
-        // the run directory's manifest records (they are finished before this one).
-        let db = super::Database::open(dir)?;
-        db.for_each_run(tier, |_, entries| put(entries))
+        super::stored::restore(stored, put)
     }
-}
-
-/// Decodes the `.bdb` file `file` of `tier` in `dir` into the tier's exact entries, block by
-/// block, without a database around it: the don't-care entries of a file that substitutes
-/// them are recovered through their moves from `lower(tier, index)`, the exact entries of the
-/// tiers below (a cluster rank's raw tables of the finished tiers, [`super::dontcare`]).
-#[allow(clippy::too_many_arguments)]
-pub fn decode_with_lower<G: Game>(
-    game: &G,
-    dir: &Path,
-    tier: Tier,
-    states: u64,
-    fingerprint: u64,
-    file: &FileRecord,
-    lower: &(dyn Fn(Tier, u64) -> Result<Entry> + Sync),
-    put: &mut dyn FnMut(&[u16]) -> Result<()>,
-) -> Result<()> {
-    let bdb = BdbFile::open(&dir.join(&file.file), tier, states, fingerprint)?;
-    let dont_care = bdb.header().dont_care;
-    let mut buf = Vec::new();
-    let mut first = 0u64;
-    for b in 0..bdb.blocks() {
-        buf.clear();
-        bdb.decode_block(b)?.entries_into(bdb.symbols(), &mut buf);
-        if dont_care {
-            super::dontcare::resolve_run(game, tier, first, &mut buf, lower)?;
-        }
-        put(&buf)?;
-        first += buf.len() as u64;
-    }
-    Ok(())
 }
 
 /// Solves every tier of `cfg.seeds` into the run directory `cfg.out` and compresses each

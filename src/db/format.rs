@@ -328,16 +328,15 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         let r = self.index[b as usize];
         let frame = &self.bytes.as_ref()[r.offset as usize..r.offset as usize + r.len as usize];
         let width = self.header.width as usize;
-        let mut codes = vec![0u8; j * width / 8 + 1];
-        let mut dec = zstd::stream::read::Decoder::with_buffer(frame)
-            .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
-        std::io::Read::read_exact(&mut dec, &mut codes)
-            .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
-        let c = if width == 4 {
-            (codes[j / 2] >> ((j & 1) * 4)) & 15
-        } else {
-            codes[j]
-        };
+        let content = self.header.packed_len(self.header.block_len(b)) + 2 * r.escapes as usize;
+        let c = super::prefix::with_prefix(frame, content, j * width / 8 + 1, |codes| {
+            if width == 4 {
+                (codes[j / 2] >> ((j & 1) * 4)) & 15
+            } else {
+                codes[j]
+            }
+        })
+        .map_err(|e| self.block_corrupt(b, format!("does not decompress: {e}")))?;
         match self.header.symbols.get(c as usize) {
             Some(&e) => Ok(Some(Entry(e))),
             None if c == self.header.escape() => Ok(None),
@@ -429,6 +428,48 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
             escape_at,
             escaped,
         })
+    }
+
+    /// Decodes every block in order, handing each to `f` with its first position, and checks
+    /// the whole-file checksum against the trailer and against `expected` (the manifest's) in
+    /// the same read: each byte is hashed once, as its block is decoded, so a file is read
+    /// once where a check and then a decode read it twice. The verdict on the whole file
+    /// comes after the last block: what `f` got counts only if this returns `Ok`.
+    pub fn for_each_block_checked(
+        &self,
+        expected: Checksum,
+        mut f: impl FnMut(u64, Block) -> Result<()>,
+    ) -> Result<()> {
+        let bytes = self.bytes.as_ref();
+        let end = bytes.len() - TRAILER;
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut hashed = 0usize;
+        let mut first = 0u64;
+        for b in 0..self.header.blocks {
+            let r = self.index[b as usize];
+            // Blocks lie in order; hashing up to each block's end covers every byte once.
+            let to = (r.offset + r.len as u64) as usize;
+            if to > hashed {
+                hasher.update(&bytes[hashed..to]);
+                hashed = to;
+            }
+            let block = self.decode_block(b)?;
+            let n = block.len() as u64;
+            f(first, block)?;
+            first += n;
+        }
+        hasher.update(&bytes[hashed..end]);
+        let stored = self.stored_checksum();
+        if hasher.digest() != stored.0 {
+            return Err(Error::corrupt(&self.path, "file checksum does not match"));
+        }
+        if stored != expected {
+            return Err(Error::corrupt(
+                &self.path,
+                "file checksum differs from the manifest",
+            ));
+        }
+        Ok(())
     }
 
     /// Every entry of the tier, blocks decoded in parallel.
@@ -541,6 +582,42 @@ mod tests {
         round_trip(&[Entry::decided(Value::Loss, 0).0], 4);
         round_trip(&[Entry::DRAW.0; 9], 4);
         round_trip(&[], 4);
+    }
+
+    #[test]
+    fn one_read_decodes_and_checks_the_whole_file() {
+        let entries = sample(4000, 10);
+        let opts = EncodeOptions {
+            block_positions: 1000,
+            level: 3,
+        };
+        let good = encode(1, 5, &entries, &opts).unwrap();
+        let path = Path::new("t.bdb");
+        let decode = |bytes: Vec<u8>, expected: Checksum| -> Result<Vec<u16>> {
+            let f = BdbFile::from_vec(path, bytes, 1, 4000, 5)?;
+            let mut out = Vec::new();
+            f.for_each_block_checked(expected, |first, block| {
+                assert_eq!(first, out.len() as u64);
+                block.entries_into(f.symbols(), &mut out);
+                Ok(())
+            })?;
+            Ok(out)
+        };
+        let sum = BdbFile::from_vec(path, good.clone(), 1, 4000, 5)
+            .unwrap()
+            .check_file()
+            .unwrap();
+        assert_eq!(decode(good.clone(), sum).unwrap(), entries);
+        // Another manifest checksum, or any flipped byte, is refused.
+        assert!(decode(good.clone(), Checksum(sum.0 ^ 1)).is_err());
+        for at in 0..good.len() {
+            let mut bad = good.clone();
+            bad[at] ^= 0x10;
+            assert!(
+                decode(bad, sum).is_err(),
+                "flip at byte {at} went unnoticed"
+            );
+        }
     }
 
     #[test]

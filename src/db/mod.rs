@@ -8,10 +8,12 @@
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
+//! | [`prefix`] | a block decompressed only as far as one probe needs               |
 //! | [`dontcare`] | positions whose entry follows from one ply: stored as anything, recovered by probes |
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
+//! | [`stored`] | a finished tier's file on resume: checked, or decoded and checked in one read |
 //! | [`plot`]   | the `stats --plot` picture                                        |
 //! | [`play`]   | a game against perfect play                                      |
 //! | [`probe`](mod@probe) | [`Probe`]: the library's probe of a position and its moves |
@@ -34,8 +36,10 @@ pub mod layout;
 pub mod memory;
 pub mod play;
 pub mod plot;
+pub mod prefix;
 pub mod probe;
 pub mod stats;
+pub mod stored;
 pub mod verify;
 
 use std::collections::HashMap;

@@ -132,19 +132,33 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         "bawo serve: http://{addr}/ ({})",
         served.names().join(", ")
     );
-    rt.block_on(async move {
-        axum::serve(listener, router(served))
-            .with_graceful_shutdown(async {
-                // Without a signal handler there is nothing to wait for but the process's end.
-                if tokio::signal::ctrl_c().await.is_err() {
-                    std::future::pending::<()>().await;
-                }
-            })
-            .await
-            .map_err(|e| Error::Internal(format!("server stopped: {e}")))
-    })?;
+    rt.block_on(run(listener, served, async {
+        // Without a signal handler there is nothing to wait for but the process's end.
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }))?;
     crate::progress::note(format_args!("bawo serve: stopped"));
     Ok(())
+}
+
+/// Serves `served` on `listener` until `shutdown` completes, then finishes the requests in
+/// flight. Each connection sends its responses at once (`TCP_NODELAY`), so a small
+/// response never waits for the acknowledgement of the one before it.
+async fn run(
+    listener: tokio::net::TcpListener,
+    served: Served,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        // Only a matter of speed: a socket that refuses it still serves.
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router(served))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| Error::Internal(format!("server stopped: {e}")))
 }
 
 /// Says on standard error which databases are runs stopped part-way: their unfinished tiers
@@ -215,14 +229,9 @@ pub fn start(config: ServeConfig) -> Result<RunningServer> {
         .map_err(|e| Error::Internal(format!("cannot read the bound address: {e}")))?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let thread = std::thread::spawn(move || {
-        rt.block_on(async move {
-            axum::serve(listener, router(served))
-                .with_graceful_shutdown(async {
-                    let _ = rx.await;
-                })
-                .await
-                .map_err(|e| Error::Internal(format!("server stopped: {e}")))
-        })
+        rt.block_on(run(listener, served, async {
+            let _ = rx.await;
+        }))
     });
     Ok(RunningServer {
         addr,

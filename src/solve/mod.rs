@@ -25,6 +25,7 @@
 //! | [`tables`]    | finished tiers for lookups                                            |
 //! | [`reach`]     | the positions reachable from one start, solved as one graph           |
 //! | [`run`]       | tiers in order into a run directory; finished tiers go to a [`run::TierSink`] |
+//! | [`sink`]      | the [`sink::TierSink`] interface and a finished tier's stored file     |
 //!
 //! The solver writes raw tables only; what else a finished tier becomes (the database's
 //! compressed file) is the business of the [`run::TierSink`] its caller hands in, so this layer
@@ -50,6 +51,7 @@ pub mod request;
 pub mod resume;
 pub mod run;
 pub mod sample;
+pub mod sink;
 pub mod space;
 pub mod tables;
 pub mod tier;

@@ -23,54 +23,14 @@ pub use super::graph::NARROW_LIMIT;
 use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
 use super::pass::estimate_in_tier_degree;
 use super::sample::{solve_time, time_sample};
+pub use super::sink::{StoredTier, TierSink};
 use super::tables::{resident_if_it_fits, TableData, Tables};
 use super::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
 use super::work::remove_work_dir;
 use crate::error::{Error, Result};
 use crate::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
-use crate::store::manifest::{table_file, FileRecord};
+use crate::store::manifest::table_file;
 use crate::store::{fingerprint, lock, table};
-
-/// What becomes of a finished tier beyond its raw table. The database layer provides the
-/// sink that compresses a tier into the file a database ships
-/// (the database layer's compressor); the solver records the file the sink returns in the
-/// manifest, and asks the sink to check it when a run resumes.
-pub trait TierSink: Sync {
-    /// Makes what a finished tier's table makes, in `dir`; returns the file to record. A
-    /// mapped table's pages count toward the memory budget: read it in pieces and
-    /// [`TableData::release`] them as you go. `flags`, when the successor pass's flags of the
-    /// tier are known, says which positions are don't-care ([`super::flags`]).
-    fn tier_finished(
-        &self,
-        dir: &Path,
-        tier: Tier,
-        fingerprint: u64,
-        table: &TableData,
-        flags: Option<&TierFlags>,
-    ) -> Result<FileRecord>;
-
-    /// Checks a file this sink made, named in the record of a finished tier.
-    fn check(
-        &self,
-        dir: &Path,
-        tier: Tier,
-        states: u64,
-        fingerprint: u64,
-        file: &FileRecord,
-    ) -> Result<()>;
-
-    /// Decodes a file this sink made back into the tier's entries, handed to `put` in index
-    /// order (in pieces), for a run directory that holds no raw table of the tier.
-    fn restore(
-        &self,
-        dir: &Path,
-        tier: Tier,
-        states: u64,
-        fingerprint: u64,
-        file: &FileRecord,
-        put: &mut dyn FnMut(&[u16]) -> Result<()>,
-    ) -> Result<()>;
-}
 
 /// What to solve and where.
 #[derive(Clone, Debug)]
@@ -436,13 +396,21 @@ pub fn solve_with<G: Game>(
             .bdb
             .as_ref()
             .filter(|_| std::fs::symlink_metadata(&path).is_err());
-        if let Some(b) = &rec.bdb {
-            sink.check(&cfg.out, rec.tier, states, fp, b)?;
+        let stored = |file| StoredTier {
+            dir: &cfg.out,
+            tier: rec.tier,
+            states,
+            fingerprint: fp,
+            file,
+        };
+        // A file decoded is checked as it is read; one only kept is checked here.
+        if let (Some(b), None) = (&rec.bdb, decode) {
+            sink.check(&stored(b))?;
         }
         let data = match decode {
             Some(b) if opts.plan.lower_resident(lower_bytes + 2 * states) => {
                 let mut entries = super::huge::with_capacity(states as usize);
-                sink.restore(&cfg.out, rec.tier, states, fp, b, &mut |e: &[u16]| {
+                sink.restore(&stored(b), &mut |e: &[u16]| {
                     entries.extend_from_slice(e);
                     Ok(())
                 })?;
@@ -459,7 +427,7 @@ pub fn solve_with<G: Game>(
                 if let Some(b) = decode {
                     owned.file(&rec.file)?;
                     table::write_table_streaming(&path, rec.tier, states, fp, |put| {
-                        sink.restore(&cfg.out, rec.tier, states, fp, b, put)
+                        sink.restore(&stored(b), put)
                     })?;
                 }
                 let (header, data) = table::open_table(&path, rec.tier, states, fp, true)?;
