@@ -125,6 +125,12 @@ pub struct TierPlan {
     pub ranges: u64,
     /// Predecessor sources are 64-bit ([`super::graph::EdgeCodec`]).
     pub wide: bool,
+    /// Bytes the tier's successor pass may hold lower tiers in (copies, tables kept in
+    /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
+    /// range less that range's window too, whose logs stay in memory during the pass. The
+    /// pass needs no range window out of core, nor level messages, and lower tiers are
+    /// freed before the phases that do ([`super::pass_tables`]).
+    pub pass_share: u64,
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
@@ -134,7 +140,7 @@ pub struct TierPlan {
 /// |----------------------|---------------------------------------------------------------|
 /// | fixed overhead       | [`FIXED_OVERHEAD`]: buffers, thread stacks, allocator, binary  |
 /// | level messages       | an eighth of the budget (at least 1 MiB), then they spill     |
-/// | lower tiers          | a quarter of the budget: copied tiers and mapped pages together |
+/// | lower tiers          | a quarter of the budget: copied tiers and mapped pages together (during a successor pass: what the pass does not need, [`TierPlan::pass_share`]) |
 /// | a tier's range       | the rest: the largest power-of-two range whose windows fit    |
 /// | compression          | after a tier's work is freed: a block per worker, streamed; as many workers as fit (up to the threads) |
 #[derive(Debug, Clone, PartialEq)]
@@ -211,12 +217,19 @@ impl MemoryPlan {
                     hardest = Some((t.tier, t.states, what, mib));
                 }
             }
+            let ranges = t.states.div_ceil(1u64 << bits).max(1);
+            let held = if ranges == 1 {
+                (per * t.states as f64) as u64
+            } else {
+                0
+            };
             planned.push(TierPlan {
                 tier: t.tier,
                 states: t.states,
                 range_bits: bits,
-                ranges: t.states.div_ceil(1u64 << bits).max(1),
+                ranges,
                 wide: t.wide,
+                pass_share: budget.saturating_sub(FIXED_OVERHEAD + held),
             });
             lower += 2 * t.states;
         }
@@ -257,6 +270,20 @@ impl MemoryPlan {
     /// Whether lower tiers of `lower_bytes` in all are copied into memory.
     pub fn lower_resident(&self, lower_bytes: u64) -> bool {
         lower_bytes <= self.resident_lower
+    }
+
+    /// Raw-table bytes of every tier below the run's last: what its passes look up.
+    pub fn lower_bytes(&self) -> u64 {
+        let n = self.tiers.len().saturating_sub(1);
+        self.tiers[..n].iter().map(|t| 2 * t.states).sum()
+    }
+
+    /// Whether a run keeps its finished tiers in memory from one tier to the next: when all
+    /// of them fit the lower tiers' share. Otherwise it keeps none, and each successor pass
+    /// copies for itself what its own share holds ([`TierPlan::pass_share`]), chosen for
+    /// that pass, rather than the tiers that happened to come first.
+    pub fn keeps_lower(&self) -> bool {
+        self.lower_resident(self.lower_bytes())
     }
 }
 
@@ -366,9 +393,15 @@ mod tests {
         let reserve = (2u64 * (128 << 20)).min(p.resident_lower);
         let used = FIXED_OVERHEAD + reserve + p.messages;
         assert!(((1u64 << t.range_bits) as f64) * per + used as f64 <= (1u64 << 30) as f64);
-        // A small tier in a large budget is one range.
+        // Out of core the successor pass needs no range window: lower tiers may take the
+        // rest of the budget for it.
+        assert_eq!(t.pass_share, (1 << 30) - FIXED_OVERHEAD);
+        // A small tier in a large budget is one range, whose logs stay in memory during the
+        // pass beside the lower tiers.
         let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
         assert_eq!(p.tiers[0].ranges, 1);
+        let window = (per * 1000.0) as u64;
+        assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
     }
 
