@@ -180,13 +180,15 @@ impl MemoryPlan {
     ) -> Result<MemoryPlan, MemoryError> {
         let messages = message_budget(budget);
         let resident_lower = budget / RESIDENT_SHARE;
+        // Raw bytes of every tier below the last: whether the run keeps them in memory.
+        let all_lower: u64 = tiers.iter().rev().skip(1).map(|t| 2 * t.states).sum();
         let mut lower = 0u64;
         let mut planned = Vec::with_capacity(tiers.len());
         // The tier that needs the largest budget, what for, and that budget in MiB.
         let mut hardest: Option<(u32, u64, &str, u64)> = None;
         let mut refused = false;
         for t in tiers {
-            let reserve = lower.min(resident_lower);
+            let reserve = lower_reserve(budget, lower, all_lower);
             let fixed = FIXED_OVERHEAD + reserve + messages;
             let per = per_position(t.edges_per_position, if t.wide { 8.0 } else { 4.0 });
             let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
@@ -208,8 +210,8 @@ impl MemoryPlan {
             let window = per * (1u64 << window_bits) as f64;
             // One compressing worker at least; more where the budget holds them.
             let compress = compression_bytes(1) as f64;
-            let ranges_mib = least_budget(lower, |b| message_budget(b) as f64 + window);
-            let compress_mib = least_budget(lower, |_| compress);
+            let ranges_mib = least_budget(lower, all_lower, |b| message_budget(b) as f64 + window);
+            let compress_mib = least_budget(lower, all_lower, |_| compress);
             refused |= fixed as f64 + window > budget as f64
                 || (FIXED_OVERHEAD + reserve) as f64 + compress > budget as f64;
             for (what, mib) in [("ranges", ranges_mib), ("compression", compress_mib)] {
@@ -258,7 +260,11 @@ impl MemoryPlan {
             messages,
             resident_lower,
             tiers: planned,
-            compress_workers: compress_workers(budget, lower.min(resident_lower), threads),
+            compress_workers: compress_workers(
+                budget,
+                lower_reserve(budget, lower, all_lower),
+                threads,
+            ),
         })
     }
 
@@ -300,12 +306,33 @@ fn fitting_bits(usable: u64, per: f64) -> u32 {
     (63 - fit.max(1).leading_zeros()).min(MAX_RANGE_BITS)
 }
 
-/// The least budget, in MiB, that holds the fixed overhead, the lower tiers' share (up to
-/// `lower` bytes) and `other(budget)` bytes: the shares grow with the budget, so the answer is
-/// found by doubling and bisection.
-fn least_budget(lower: u64, other: impl Fn(u64) -> f64) -> u64 {
-    let fits =
-        |b: u64| (FIXED_OVERHEAD + lower.min(b / RESIDENT_SHARE)) as f64 + other(b) <= b as f64;
+/// What lower tiers of `lower` raw bytes hold beside a tier's ranges and compression: their
+/// anchored bits (a bit per entry), and the tables themselves where the run keeps all of its
+/// `all_lower` bytes in memory ([`MemoryPlan::keeps_lower`]; else each successor pass copies
+/// its own and frees them before the ranges are worked on).
+fn lower_reserve(budget: u64, lower: u64, all_lower: u64) -> u64 {
+    let anchored = lower / 16;
+    if all_lower <= budget / RESIDENT_SHARE {
+        lower + anchored
+    } else {
+        anchored
+    }
+}
+
+/// The least budget, in MiB, that holds the fixed overhead, what `lower` bytes of lower tiers
+/// hold ([`lower_reserve`]) and `other(budget)` bytes. Beyond four times `all_lower` the run
+/// keeps its lower tiers in memory, below it does not; on each side the shares grow with the
+/// budget, so the answer is found by doubling and bisection on the side that holds it.
+fn least_budget(lower: u64, all_lower: u64, other: impl Fn(u64) -> f64) -> u64 {
+    let not_kept = least_budget_with(|_| lower / 16, &other);
+    if (not_kept << 20) < RESIDENT_SHARE * all_lower {
+        return not_kept;
+    }
+    least_budget_with(|_| lower + lower / 16, &other)
+}
+
+fn least_budget_with(reserve: impl Fn(u64) -> u64, other: impl Fn(u64) -> f64) -> u64 {
+    let fits = |b: u64| (FIXED_OVERHEAD + reserve(b)) as f64 + other(b) <= b as f64;
     let mut hi = FIXED_OVERHEAD;
     while !fits(hi) {
         hi *= 2;
