@@ -6,7 +6,7 @@
 //! keeping those pages within the budget means dropping them every few dozen lookups once
 //! the tables are larger than their share: the pass thrashes. So each pass copies the lower
 //! tiers into memory for its duration, as many as the plan's share for the pass holds
-//! ([`super::budget::MemoryPlan::pass_share`]), in the order of how often a sample of the
+//! ([`super::budget::TierPlan::pass_share`]), in the order of how often a sample of the
 //! tier's positions looks each one up per byte. A tier that does not fit whole is copied in
 //! part, the stretch of its indices the sample looks up most; lookups outside a copy read
 //! their two bytes from the file (`pread`), whose pages stay in the kernel's page cache,
@@ -357,7 +357,7 @@ mod tests {
     /// A made-up entry of position `i` of tier `t`: few distinct ones in even tiers (their
     /// copies are coded), many in odd ones.
     fn entry_of(t: Tier, i: u64) -> u16 {
-        if t % 2 == 0 {
+        if t.is_multiple_of(2) {
             ((i * 7) % 256 + t as u64 * 1001) as u16
         } else {
             ((i * 7 + t as u64 * 1001) % 65_000) as u16
