@@ -169,7 +169,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
         &self,
         game: &G,
         task: TierTask<'_>,
-        lower: &Lower<'_, Tables>,
+        lower: &Lower<'_>,
         _opts: &TierOptions,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
@@ -180,7 +180,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
         // solves whole tiers.
         let tier = task.tier;
         let states = game.tier_size(tier)?;
-        let lower_bytes = self.ship_lower(ckpt, lower.lookup)?;
+        let lower_bytes = self.ship_lower(ckpt, lower.tables)?;
         let mut comm = self.comm.borrow_mut();
         let slices = match self.slices.get(&tier) {
             Some(s) if s.starts().last() == Some(&states) => s.clone(),
@@ -195,7 +195,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
                 starts: slices.starts().to_vec(),
             },
         )?;
-        let out = solve_slice(&mut comm, game, tier, &slices, lower.lookup, progress)?;
+        let out = solve_slice(&mut comm, game, tier, &slices, lower.tables, progress)?;
         let solved_at = t0.elapsed();
         let fp = ckpt.manifest.fingerprint_value();
         let mut counts = TierCounts {

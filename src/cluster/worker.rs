@@ -185,7 +185,7 @@ fn receive_lower<G: Game>(
     std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
     let (_, data) = table::open_table(&tbl, tier, states, fp, false)?;
     lower.bytes += 2 * states;
-    let data = resident_if_it_fits(data, lower.bytes, &lower.plan);
+    let data = resident_if_it_fits(data, lower.bytes, &lower.plan)?;
     lower.tables.insert(tier, data);
     lower
         .tables

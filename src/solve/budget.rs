@@ -125,6 +125,12 @@ pub struct TierPlan {
     pub ranges: u64,
     /// Predecessor sources are 64-bit ([`super::graph::EdgeCodec`]).
     pub wide: bool,
+    /// Bytes the tier's successor pass may hold lower tiers in (copies, tables kept in
+    /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
+    /// range less that range's window too, whose logs stay in memory during the pass. The
+    /// pass needs no range window out of core, nor level messages, and lower tiers are
+    /// freed before the phases that do ([`super::pass_tables`]).
+    pub pass_share: u64,
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
@@ -134,7 +140,7 @@ pub struct TierPlan {
 /// |----------------------|---------------------------------------------------------------|
 /// | fixed overhead       | [`FIXED_OVERHEAD`]: buffers, thread stacks, allocator, binary  |
 /// | level messages       | an eighth of the budget (at least 1 MiB), then they spill     |
-/// | lower tiers          | a quarter of the budget: copied tiers and mapped pages together |
+/// | lower tiers          | a quarter of the budget: copied tiers and mapped pages together (during a successor pass: what the pass does not need, [`TierPlan::pass_share`]) |
 /// | a tier's range       | the rest: the largest power-of-two range whose windows fit    |
 /// | compression          | after a tier's work is freed: a block per worker, streamed; as many workers as fit (up to the threads) |
 #[derive(Debug, Clone, PartialEq)]
@@ -174,13 +180,15 @@ impl MemoryPlan {
     ) -> Result<MemoryPlan, MemoryError> {
         let messages = message_budget(budget);
         let resident_lower = budget / RESIDENT_SHARE;
+        // Raw bytes of every tier below the last: whether the run keeps them in memory.
+        let all_lower: u64 = tiers.iter().rev().skip(1).map(|t| 2 * t.states).sum();
         let mut lower = 0u64;
         let mut planned = Vec::with_capacity(tiers.len());
         // The tier that needs the largest budget, what for, and that budget in MiB.
         let mut hardest: Option<(u32, u64, &str, u64)> = None;
         let mut refused = false;
         for t in tiers {
-            let reserve = lower.min(resident_lower);
+            let reserve = lower_reserve(budget, lower, all_lower);
             let fixed = FIXED_OVERHEAD + reserve + messages;
             let per = per_position(t.edges_per_position, if t.wide { 8.0 } else { 4.0 });
             let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
@@ -202,8 +210,8 @@ impl MemoryPlan {
             let window = per * (1u64 << window_bits) as f64;
             // One compressing worker at least; more where the budget holds them.
             let compress = compression_bytes(1) as f64;
-            let ranges_mib = least_budget(lower, |b| message_budget(b) as f64 + window);
-            let compress_mib = least_budget(lower, |_| compress);
+            let ranges_mib = least_budget(lower, all_lower, |b| message_budget(b) as f64 + window);
+            let compress_mib = least_budget(lower, all_lower, |_| compress);
             refused |= fixed as f64 + window > budget as f64
                 || (FIXED_OVERHEAD + reserve) as f64 + compress > budget as f64;
             for (what, mib) in [("ranges", ranges_mib), ("compression", compress_mib)] {
@@ -211,12 +219,19 @@ impl MemoryPlan {
                     hardest = Some((t.tier, t.states, what, mib));
                 }
             }
+            let ranges = t.states.div_ceil(1u64 << bits).max(1);
+            let held = if ranges == 1 {
+                (per * t.states as f64) as u64
+            } else {
+                0
+            };
             planned.push(TierPlan {
                 tier: t.tier,
                 states: t.states,
                 range_bits: bits,
-                ranges: t.states.div_ceil(1u64 << bits).max(1),
+                ranges,
                 wide: t.wide,
+                pass_share: budget.saturating_sub(FIXED_OVERHEAD + held),
             });
             lower += 2 * t.states;
         }
@@ -245,7 +260,11 @@ impl MemoryPlan {
             messages,
             resident_lower,
             tiers: planned,
-            compress_workers: compress_workers(budget, lower.min(resident_lower), threads),
+            compress_workers: compress_workers(
+                budget,
+                lower_reserve(budget, lower, all_lower),
+                threads,
+            ),
         })
     }
 
@@ -257,6 +276,20 @@ impl MemoryPlan {
     /// Whether lower tiers of `lower_bytes` in all are copied into memory.
     pub fn lower_resident(&self, lower_bytes: u64) -> bool {
         lower_bytes <= self.resident_lower
+    }
+
+    /// Raw-table bytes of every tier below the run's last: what its passes look up.
+    pub fn lower_bytes(&self) -> u64 {
+        let n = self.tiers.len().saturating_sub(1);
+        self.tiers[..n].iter().map(|t| 2 * t.states).sum()
+    }
+
+    /// Whether a run keeps its finished tiers in memory from one tier to the next: when all
+    /// of them fit the lower tiers' share. Otherwise it keeps none, and each successor pass
+    /// copies for itself what its own share holds ([`TierPlan::pass_share`]), chosen for
+    /// that pass, rather than the tiers that happened to come first.
+    pub fn keeps_lower(&self) -> bool {
+        self.lower_resident(self.lower_bytes())
     }
 }
 
@@ -273,12 +306,33 @@ fn fitting_bits(usable: u64, per: f64) -> u32 {
     (63 - fit.max(1).leading_zeros()).min(MAX_RANGE_BITS)
 }
 
-/// The least budget, in MiB, that holds the fixed overhead, the lower tiers' share (up to
-/// `lower` bytes) and `other(budget)` bytes: the shares grow with the budget, so the answer is
-/// found by doubling and bisection.
-fn least_budget(lower: u64, other: impl Fn(u64) -> f64) -> u64 {
-    let fits =
-        |b: u64| (FIXED_OVERHEAD + lower.min(b / RESIDENT_SHARE)) as f64 + other(b) <= b as f64;
+/// What lower tiers of `lower` raw bytes hold beside a tier's ranges and compression: their
+/// anchored bits (a bit per entry), and the tables themselves where the run keeps all of its
+/// `all_lower` bytes in memory ([`MemoryPlan::keeps_lower`]; else each successor pass copies
+/// its own and frees them before the ranges are worked on).
+fn lower_reserve(budget: u64, lower: u64, all_lower: u64) -> u64 {
+    let anchored = lower / 16;
+    if all_lower <= budget / RESIDENT_SHARE {
+        lower + anchored
+    } else {
+        anchored
+    }
+}
+
+/// The least budget, in MiB, that holds the fixed overhead, what `lower` bytes of lower tiers
+/// hold ([`lower_reserve`]) and `other(budget)` bytes. Beyond four times `all_lower` the run
+/// keeps its lower tiers in memory, below it does not; on each side the shares grow with the
+/// budget, so the answer is found by doubling and bisection on the side that holds it.
+fn least_budget(lower: u64, all_lower: u64, other: impl Fn(u64) -> f64) -> u64 {
+    let not_kept = least_budget_with(|_| lower / 16, &other);
+    if (not_kept << 20) < RESIDENT_SHARE * all_lower {
+        return not_kept;
+    }
+    least_budget_with(|_| lower + lower / 16, &other)
+}
+
+fn least_budget_with(reserve: impl Fn(u64) -> u64, other: impl Fn(u64) -> f64) -> u64 {
+    let fits = |b: u64| (FIXED_OVERHEAD + reserve(b)) as f64 + other(b) <= b as f64;
     let mut hi = FIXED_OVERHEAD;
     while !fits(hi) {
         hi *= 2;
@@ -366,9 +420,15 @@ mod tests {
         let reserve = (2u64 * (128 << 20)).min(p.resident_lower);
         let used = FIXED_OVERHEAD + reserve + p.messages;
         assert!(((1u64 << t.range_bits) as f64) * per + used as f64 <= (1u64 << 30) as f64);
-        // A small tier in a large budget is one range.
+        // Out of core the successor pass needs no range window: lower tiers may take the
+        // rest of the budget for it.
+        assert_eq!(t.pass_share, (1 << 30) - FIXED_OVERHEAD);
+        // A small tier in a large budget is one range, whose logs stay in memory during the
+        // pass beside the lower tiers.
         let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
         assert_eq!(p.tiers[0].ranges, 1);
+        let window = (per * 1000.0) as u64;
+        assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
     }
 

@@ -96,4 +96,20 @@ pub struct TierTimings {
     /// Bytes of the tier's work files at their largest (sampled after each phase's units of
     /// work), with its raw table at the end: the tier's own part of the run's peak disk.
     pub peak_work_disk: u64,
+    /// Lower tiers held in memory during the successor pass.
+    pub lower: CopySummary,
+}
+
+/// How much of the lower tiers one pass holds in memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CopySummary {
+    /// Bytes of lower tiers in all.
+    pub lower_bytes: u64,
+    /// Bytes of lower tiers' entries (2 each) that the pass finds in memory: copies and
+    /// tables already in memory.
+    pub in_memory: u64,
+    /// Bytes those take in memory (copies coded in a byte an entry take half).
+    pub held: u64,
+    /// Share of the sampled lookups that the memory serves.
+    pub sampled_hits: f64,
 }

@@ -23,6 +23,7 @@
 //! | [`sample`]    | a solve's time from a timed sample of its largest tier                |
 //! | [`space`]     | free disk checked against the model before a solve starts             |
 //! | [`tables`]    | finished tiers for lookups                                            |
+//! | [`pass_tables`] | the lower tiers one successor pass looks up: copies that fit its share, reads beyond |
 //! | [`reach`]     | the positions reachable from one start, solved as one graph           |
 //! | [`run`]       | tiers in order into a run directory; finished tiers go to a [`run::TierSink`] |
 //! | [`sink`]      | the [`sink::TierSink`] interface and a finished tier's stored file     |
@@ -45,6 +46,7 @@ pub mod huge;
 pub mod messages;
 pub mod owned;
 pub mod pass;
+pub mod pass_tables;
 pub mod predfile;
 pub mod reach;
 pub mod request;

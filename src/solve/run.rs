@@ -209,7 +209,7 @@ pub trait TierSolver<G: Game> {
         &self,
         game: &G,
         task: TierTask<'_>,
-        lower: &Lower<'_, Tables>,
+        lower: &Lower<'_>,
         opts: &TierOptions,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
@@ -224,7 +224,7 @@ impl<G: Game> TierSolver<G> for InProcess {
         &self,
         game: &G,
         task: TierTask<'_>,
-        lower: &Lower<'_, Tables>,
+        lower: &Lower<'_>,
         opts: &TierOptions,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
@@ -381,7 +381,6 @@ pub fn solve_with<G: Game>(
         work_root,
     };
     let mut tables = Tables::bounded(opts.plan.resident_lower);
-    let mut lower_bytes = 0u64;
     let mut report = SolveReport::default();
     for rec in manifest.tiers.clone() {
         if !tiers.contains(&rec.tier) {
@@ -408,7 +407,7 @@ pub fn solve_with<G: Game>(
             sink.check(&stored(b))?;
         }
         let data = match decode {
-            Some(b) if opts.plan.lower_resident(lower_bytes + 2 * states) => {
+            Some(b) if opts.plan.keeps_lower() => {
                 let mut entries = super::huge::with_capacity(states as usize);
                 sink.restore(&stored(b), &mut |e: &[u16]| {
                     entries.extend_from_slice(e);
@@ -434,7 +433,7 @@ pub fn solve_with<G: Game>(
                 if header.checksum != rec.checksum {
                     return Err(Error::corrupt(&path, "checksum differs from the manifest"));
                 }
-                resident_if_it_fits(data, lower_bytes + 2 * states, &opts.plan)
+                resident_if_it_fits(data, opts.plan.lower_bytes(), &opts.plan)?
             }
         };
         // The anchored bits of a finished tier: from its flags file while the run keeps it,
@@ -451,7 +450,6 @@ pub fn solve_with<G: Game>(
         // A run killed between recording a finished tier and removing its work files left
         // them behind.
         remove_work_dir(&opts.work_root.join(format!("tier-{:04}", rec.tier)))?;
-        lower_bytes += 2 * states;
         tables.insert(rec.tier, data);
         report.resumed_tiers += 1;
     }
@@ -523,17 +521,7 @@ pub fn solve_with<G: Game>(
         if resume.is_none() {
             owned.claim_work_dir(&work)?;
         }
-        // Bounded tables drop their pages when they reach their limit; dropping them after
-        // every block as well would only fault the same pages in again.
-        let release = || {
-            if !tables.is_bounded() {
-                tables.release();
-            }
-        };
-        let lower = Lower {
-            lookup: &tables,
-            release: &release,
-        };
+        let lower = Lower { tables: &tables };
         let task = TierTask {
             tier,
             resume,
@@ -586,14 +574,13 @@ pub fn solve_with<G: Game>(
         let (_, data) = table::open_table(&path, tier, size, fp, false)?;
         tables.insert(
             tier,
-            resident_if_it_fits(data, lower_bytes + 2 * size, &opts.plan),
+            resident_if_it_fits(data, opts.plan.lower_bytes(), &opts.plan)?,
         );
         let bits = match flags {
             Some(f) => f.anchored_bits(),
             None => AnchoredBits::compute(game, tier, size),
         };
         tables.insert_anchored(tier, bits);
-        lower_bytes += 2 * size;
         progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
         report.timings.push((tier, solved.timings));
     }

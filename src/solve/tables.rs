@@ -1,5 +1,11 @@
 //! Finished tiers, looked up by the successor pass of the tiers above them.
 //!
+//! A run keeps its finished tiers here: copied into memory while they fit the plan's share
+//! for lower tiers ([`resident_if_it_fits`]), else as their files. A single process's
+//! successor pass looks them up through [`super::pass_tables::PassTables`], which copies what
+//! the pass's own share holds and reads the rest from the files; the cluster's ranks look
+//! them up here directly.
+//!
 //! Lower tiers copied into memory count once; mapped ones count by the pages their lookups
 //! touch, which stay in this process's resident set until they are dropped. So a bounded
 //! [`Tables`] keeps the two together within the share the memory plan gives lower tiers:
@@ -47,7 +53,7 @@ pub trait Lookup: Sync {
 /// Asks the CPU to bring the cache line holding `*p` closer (a hint; no fault, no effect on
 /// results).
 #[inline]
-fn prefetch_line<T>(p: *const T) {
+pub(super) fn prefetch_line<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults and reads nothing the program sees, whatever the address.
     unsafe {
@@ -228,6 +234,16 @@ impl Tables {
         self.tiers.iter().flatten()
     }
 
+    /// Every tier id from 0 up with its table, if finished.
+    pub fn by_tier(&self) -> impl Iterator<Item = (Tier, Option<&TableData>)> {
+        (0..).zip(self.tiers.iter().map(Option::as_ref))
+    }
+
+    /// Bytes held in memory: copied tables and anchored bits.
+    pub fn owned_bytes(&self) -> u64 {
+        self.owned
+    }
+
     /// Drops every mapped table's pages from this process's memory.
     pub fn release(&self) {
         self.iter().for_each(TableData::release);
@@ -307,7 +323,7 @@ impl Lookup for Tables {
         let at = index as usize;
         match self.get(tier) {
             Some(TableData::Owned(v)) if at < v.len() => prefetch_line(&v[at]),
-            Some(TableData::Mapped { map, offset }) if offset + 2 * at < map.len() => {
+            Some(TableData::Mapped { map, offset, .. }) if offset + 2 * at < map.len() => {
                 prefetch_line(&map[offset + 2 * at])
             }
             _ => {}
@@ -317,13 +333,21 @@ impl Lookup for Tables {
 
 /// Lower tiers are looked up at random. While they fit the plan's share for them they are
 /// copied into anonymous memory, which the kernel backs with huge pages (far fewer TLB misses
-/// than a file map of 4 KiB pages); beyond that they stay mapped and are released between
-/// blocks.
-pub fn resident_if_it_fits(data: TableData, lower_bytes: u64, plan: &MemoryPlan) -> TableData {
-    if plan.lower_resident(lower_bytes) {
-        TableData::Owned(super::huge::copy_of(data.entries()))
+/// than a file map of 4 KiB pages), and stay there for the rest of the run; beyond that they
+/// stay in their files (a successor pass copies what its share holds for itself). The copy
+/// is read from the file, not through the map, whose pages would count too.
+pub fn resident_if_it_fits(
+    data: TableData,
+    lower_bytes: u64,
+    plan: &MemoryPlan,
+) -> crate::error::Result<TableData> {
+    if plan.lower_resident(lower_bytes) && !matches!(data, TableData::Owned(_)) {
+        // Read, not copied from the map: its pages would count in the resident set too.
+        let mut copy = super::huge::filled(data.len() as usize, 0u16);
+        data.read_entries(0, &mut copy)?;
+        Ok(TableData::Owned(copy))
     } else {
-        data
+        Ok(data)
     }
 }
 

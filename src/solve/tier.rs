@@ -38,7 +38,8 @@ use super::flags::{flags_path_beside, FlagWriter};
 use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
 use super::messages::Messages;
 use super::pass::pass_block;
-use super::tables::Lookup;
+use super::pass_tables::PassTables;
+use super::tables::Tables;
 use super::work::{LogName, Slot, WorkFile};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
@@ -80,11 +81,10 @@ pub struct TierOptions {
 }
 
 /// What finished lower tiers offer the tier being solved.
-pub struct Lower<'a, L: Lookup> {
-    pub lookup: &'a L,
-    /// Drops lower tiers' mapped pages from memory (they are reread from disk when needed);
-    /// called after each block of an out-of-core successor pass.
-    pub release: &'a (dyn Fn() + Sync),
+pub struct Lower<'a> {
+    /// The finished tiers below; each successor pass copies what its share of the plan holds
+    /// ([`PassTables`]) and frees it when the pass is over.
+    pub tables: &'a Tables,
 }
 
 /// One tier to solve: where its table goes and, when resuming, its checkpoint.
@@ -95,10 +95,10 @@ pub struct TierTask<'a> {
 }
 
 /// Solves a tier (resuming from its checkpoint when given) and writes its table.
-pub fn solve_tier<G: Game, L: Lookup>(
+pub fn solve_tier<G: Game>(
     game: &G,
     task: TierTask<'_>,
-    lower: &Lower<'_, L>,
+    lower: &Lower<'_>,
     opts: &TierOptions,
     ckpt: &mut Checkpoints<'_>,
     progress: &dyn TierProgress,
@@ -114,7 +114,8 @@ pub fn solve_tier<G: Game, L: Lookup>(
     };
     if job.st.phase == Phase::Successors {
         let t = Instant::now();
-        job.successors(lower, ckpt, progress)?;
+        let share = opts.plan.tier(tier).map_or(0, |t| t.pass_share);
+        job.successors(lower, share, ckpt, progress)?;
         job.timings.successors = t.elapsed();
     }
     if job.st.phase == Phase::Predecessors {
@@ -387,9 +388,10 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(())
     }
 
-    fn successors<L: Lookup>(
+    fn successors(
         &mut self,
-        lower: &Lower<'_, L>,
+        lower: &Lower<'_>,
+        share: u64,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
     ) -> Result<()> {
@@ -400,9 +402,9 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.states,
             (self.st.next * block).min(self.st.states),
         );
-        // Out of core, `release` runs after each block (the run makes it a no-op where the
-        // lookups bound their mapped pages themselves).
-        let out_of_core = self.ranges > 1;
+        // Lower tiers in memory for this pass only (freed at its end, below).
+        let pass_tables = PassTables::new(self.game, self.tier, lower.tables, share)?;
+        self.timings.lower = pass_tables.summary();
         let mut cells = Vec::new();
         while self.st.next < blocks {
             let start = self.st.next * block;
@@ -417,12 +419,14 @@ impl<'g, G: Game> Job<'g, G> {
             let out = pass_block(
                 self.game,
                 self.tier,
-                lower.lookup,
+                &pass_tables,
                 start,
                 &mut cells,
                 self.codec(),
                 &self.edge_logs,
-            )?;
+            )
+            // A lower tier's file that could not be read looks unsolved to the pass.
+            .map_err(|e| pass_tables.take_failure().unwrap_or(e))?;
             self.cell_logs[r]
                 .as_ref()
                 .expect("created above")
@@ -431,13 +435,11 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.in_tier_edges += out.edges;
             self.st.next += 1;
             progress.advance(end - start);
-            if out_of_core {
-                (lower.release)();
-            }
             if ckpt.due() {
                 self.checkpoint(ckpt)?;
             }
         }
+        drop(pass_tables);
         // The cell logs are complete: from here on they are the ranges' slot-a cells.
         for log in self.cell_logs.iter_mut() {
             if let Some(l) = log.take() {

@@ -81,12 +81,17 @@ pub fn as_u64<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u64]> {
 /// Maps a file read-only; `None` when it is empty (an empty map is not allowed).
 pub fn map_ro(path: &Path) -> Result<Option<Mmap>> {
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    map_file_ro(path, &f)
+}
+
+/// Maps the open file `f` (at `path`) read-only; `None` when it is empty.
+pub fn map_file_ro(path: &Path, f: &File) -> Result<Option<Mmap>> {
     if f.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {
         return Ok(None);
     }
     // SAFETY: files of a run are written once and renamed into place, or are work files of
     // the run holding the directory's lock; nobody changes them while this map lives.
-    unsafe { Mmap::map(&f) }
+    unsafe { Mmap::map(f) }
         .map(Some)
         .map_err(|e| Error::io(path, e))
 }

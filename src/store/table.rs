@@ -14,8 +14,10 @@
 //! | 40     | 24   | zero                                    |
 //! | 64     | 2·N  | one [`crate::value::Entry`] per position |
 
+use std::fs::File;
 use std::io::Write;
-use std::path::Path;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
 
 use super::bytes::{as_u16, u16_bytes};
 use super::checksum::{Checksum, Hasher};
@@ -37,11 +39,20 @@ pub struct TableHeader {
 /// Where a table's entries live: copied into memory, or mapped from its file.
 pub enum TableData {
     Owned(Vec<u16>),
-    /// A mapped table file; `offset` is the byte offset of the first entry.
+    /// A mapped table file; `offset` is the byte offset of the first entry. The file stays
+    /// open beside its map, so that entries can also be read without mapping their pages
+    /// ([`TableData::read_entries`]).
     Mapped {
         map: memmap2::Mmap,
         offset: usize,
+        file: TableFile,
     },
+}
+
+/// An open table file and its path (for errors).
+pub struct TableFile {
+    pub file: File,
+    pub path: PathBuf,
 }
 
 impl TableData {
@@ -49,8 +60,49 @@ impl TableData {
     pub fn entries(&self) -> &[u16] {
         match self {
             TableData::Owned(v) => v,
-            TableData::Mapped { map, offset } => {
+            TableData::Mapped { map, offset, .. } => {
                 as_u16(Path::new(""), &map[*offset..]).expect("checked when the table was opened")
+            }
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> u64 {
+        match self {
+            TableData::Owned(v) => v.len() as u64,
+            TableData::Mapped { map, offset, .. } => (map.len() - offset) as u64 / 2,
+        }
+    }
+
+    /// Whether the table has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Fills `out` with the entries from `first` on. A mapped table is read from its file
+    /// (`pread`), so that its pages go to the kernel's page cache and not into this
+    /// process's resident memory, as they would through the map.
+    pub fn read_entries(&self, first: u64, out: &mut [u16]) -> Result<()> {
+        match self {
+            TableData::Owned(v) => {
+                let at = first as usize;
+                out.copy_from_slice(&v[at..at + out.len()]);
+                Ok(())
+            }
+            TableData::Mapped { offset, file, .. } => {
+                let mut bytes = [0u8; 1 << 16];
+                let mut at = *offset as u64 + 2 * first;
+                for piece in out.chunks_mut(bytes.len() / 2) {
+                    let b = &mut bytes[..2 * piece.len()];
+                    file.file
+                        .read_exact_at(b, at)
+                        .map_err(|e| Error::io(&file.path, e))?;
+                    for (e, pair) in piece.iter_mut().zip(b.chunks_exact(2)) {
+                        *e = u16::from_le_bytes([pair[0], pair[1]]);
+                    }
+                    at += b.len() as u64;
+                }
+                Ok(())
             }
         }
     }
@@ -181,7 +233,8 @@ pub fn open_table(
     verify: bool,
 ) -> Result<(TableHeader, TableData)> {
     // Tables are only replaced by rename, never modified in place.
-    let map = super::bytes::map_ro(path)?
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let map = super::bytes::map_file_ro(path, &file)?
         .ok_or_else(|| Error::corrupt(path, "shorter than a table header"))?;
     let h = decode_header(path, &map)?;
     if h.fingerprint != fingerprint {
@@ -206,17 +259,34 @@ pub fn open_table(
             format!("{} bytes, expected {expected_len} (truncated?)", map.len()),
         ));
     }
-    if verify && Checksum::of(&map[HEADER..]) != h.checksum {
+    as_u16(path, &map[HEADER..])?;
+    let data = TableData::Mapped {
+        map,
+        offset: HEADER,
+        file: TableFile {
+            file,
+            path: path.to_path_buf(),
+        },
+    };
+    if verify && entries_checksum(&data)? != h.checksum {
         return Err(Error::corrupt(path, "entry checksum does not match"));
     }
-    as_u16(path, &map[HEADER..])?;
-    Ok((
-        h,
-        TableData::Mapped {
-            map,
-            offset: HEADER,
-        },
-    ))
+    Ok((h, data))
+}
+
+/// The checksum of a table's entries, read in pieces ([`TableData::read_entries`]: a mapped
+/// table's pages are not mapped into this process for it).
+pub fn entries_checksum(data: &TableData) -> Result<Checksum> {
+    let mut hasher = Hasher::new();
+    let mut piece = vec![0u16; 1 << 19];
+    let mut first = 0;
+    while first < data.len() {
+        let n = (data.len() - first).min(piece.len() as u64) as usize;
+        data.read_entries(first, &mut piece[..n])?;
+        hasher.update(u16_bytes(&piece[..n]));
+        first += n as u64;
+    }
+    Ok(hasher.finish())
 }
 
 #[cfg(test)]
