@@ -584,14 +584,20 @@ mod tests {
         round_trip(&[], 4);
     }
 
-    #[test]
-    fn one_read_decodes_and_checks_the_whole_file() {
+    /// 4,000 entries of tier 1 (fingerprint 5) in blocks of 1,000, and their encoded file.
+    fn small_file() -> (Vec<u16>, Vec<u8>) {
         let entries = sample(4000, 10);
         let opts = EncodeOptions {
             block_positions: 1000,
             level: 3,
         };
-        let good = encode(1, 5, &entries, &opts).unwrap();
+        let file = encode(1, 5, &entries, &opts).unwrap();
+        (entries, file)
+    }
+
+    #[test]
+    fn one_read_decodes_and_checks_the_whole_file() {
+        let (entries, good) = small_file();
         let path = Path::new("t.bdb");
         let decode = |bytes: Vec<u8>, expected: Checksum| -> Result<Vec<u16>> {
             let f = BdbFile::from_vec(path, bytes, 1, 4000, 5)?;
@@ -622,12 +628,7 @@ mod tests {
 
     #[test]
     fn damage_is_reported_not_decoded() {
-        let entries = sample(4000, 10);
-        let opts = EncodeOptions {
-            block_positions: 1000,
-            level: 3,
-        };
-        let good = encode(1, 5, &entries, &opts).unwrap();
+        let (_, good) = small_file();
         let path = Path::new("t.bdb");
         // Every single flipped byte is caught at open or when its block is decoded.
         for at in 0..good.len() {
