@@ -7,6 +7,7 @@
 //! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 64-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
+//! | `BAWO_COMPRESS_SERIAL=1`         | every finished tier is compressed before the next starts, never beside it |
 //!
 //! They are read once; without them nothing here costs more than a relaxed atomic load.
 
@@ -49,6 +50,14 @@ pub fn wide_above() -> Option<u64> {
 pub fn free_disk() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     *V.get_or_init(|| env_u64("BAWO_FREE_DISK"))
+}
+
+/// Whether every finished tier is compressed before the next one starts, whatever the memory
+/// plan holds (`BAWO_COMPRESS_SERIAL` set to anything but `0`): tests compare the files with
+/// those of compressing beside the next tier, and a benchmark times both with one build.
+pub fn compress_serial() -> bool {
+    static V: OnceLock<bool> = OnceLock::new();
+    *V.get_or_init(|| std::env::var_os("BAWO_COMPRESS_SERIAL").is_some_and(|v| v != "0"))
 }
 
 static CHECKPOINTS: AtomicU64 = AtomicU64::new(0);
