@@ -14,7 +14,7 @@ use std::path::Path;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
-use super::checkpoint::{Manifest, TierRecord};
+use super::checkpoint::Manifest;
 use super::flags::{flags_file, TierFlags};
 use super::owned::Owned;
 use super::sink::TierSink;
@@ -111,50 +111,49 @@ impl<'scope> Background<'scope> {
     }
 }
 
-/// A finished tier recorded without its compressed file (the run was killed while the tier
-/// was compressed beside the next one): compresses it now from its raw table, checked
-/// against the record, and its flags, records the file in the manifest (saved) and the
-/// ledger, and returns the updated record.
+/// Finished tiers recorded without their compressed files (the run was killed while each
+/// was compressed beside the next one): compresses each now from its raw table, checked
+/// against the record, and its flags, and records the file in the manifest (written with the
+/// run's next manifest write) and the ledger; returns the time it took. A resumed run calls
+/// it only once its tier in progress is solved, so that a resume refused on a damaged
+/// checkpoint changes nothing in the run directory.
 #[allow(clippy::too_many_arguments)]
 pub fn compress_missing(
     sink: &dyn TierSink,
     dir: &Path,
     manifest: &mut Manifest,
-    mut rec: TierRecord,
+    tiers: Vec<Tier>,
     fingerprint: u64,
     workers: usize,
     owned: &mut Owned<'_>,
     notice: &dyn Fn(&str),
-) -> Result<TierRecord> {
-    let path = dir.join(&rec.file);
-    let (header, data) = table::open_table(&path, rec.tier, rec.counts.states, fingerprint, true)?;
-    if header.checksum != rec.checksum {
-        return Err(Error::corrupt(&path, "checksum differs from the manifest"));
-    }
-    // The flags stay until the run's end, after every compression: a tier without them
-    // (a damaged file) is compressed without substituting don't-care entries.
-    let flags =
-        TierFlags::open(&dir.join(flags_file(rec.tier)), rec.counts.states).unwrap_or_else(|e| {
+) -> Result<Duration> {
+    let mut total = Duration::ZERO;
+    for tier in tiers {
+        let rec = manifest
+            .tiers
+            .iter_mut()
+            .find(|r| r.tier == tier)
+            .ok_or_else(|| Error::Internal(format!("tier {tier} to compress is not recorded")))?;
+        let path = dir.join(&rec.file);
+        let states = rec.counts.states;
+        let (header, data) = table::open_table(&path, tier, states, fingerprint, true)?;
+        if header.checksum != rec.checksum {
+            return Err(Error::corrupt(&path, "checksum differs from the manifest"));
+        }
+        // The flags stay until the run's end, after every compression: a tier without them
+        // (a damaged file) is compressed without substituting don't-care entries.
+        let flags = TierFlags::open(&dir.join(flags_file(tier)), states).unwrap_or_else(|e| {
             notice(&format!(
-                "{e}; tier {} is compressed without its don't-care flags",
-                rec.tier
+                "{e}; tier {tier} is compressed without its don't-care flags"
             ));
             None
         });
-    let (bdb, _) = compress_now(
-        sink,
-        dir,
-        rec.tier,
-        fingerprint,
-        &data,
-        flags.as_ref(),
-        workers,
-    )?;
-    owned.file(&bdb.file)?;
-    if let Some(r) = manifest.tiers.iter_mut().find(|r| r.tier == rec.tier) {
-        r.bdb = Some(bdb.clone());
+        let (bdb, took) =
+            compress_now(sink, dir, tier, fingerprint, &data, flags.as_ref(), workers)?;
+        owned.file(&bdb.file)?;
+        rec.bdb = Some(bdb);
+        total += took;
     }
-    manifest.save(dir)?;
-    rec.bdb = Some(bdb);
-    Ok(rec)
+    Ok(total)
 }

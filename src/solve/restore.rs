@@ -6,7 +6,6 @@
 use std::path::Path;
 
 use super::checkpoint::Manifest;
-use super::compress::compress_missing;
 use super::flags::{flags_file, AnchoredBits, TierFlags};
 use super::owned::Owned;
 use super::sink::{StoredTier, TierSink};
@@ -18,40 +17,32 @@ use crate::game::{Game, Tier};
 use crate::store::table;
 
 /// Brings back every tier of `tiers` that the manifest of the run directory `dir` records
-/// as finished into `tables`; returns how many.
+/// as finished into `tables`; returns how many, and those recorded without their compressed
+/// file ([`super::compress::compress_missing`]).
 #[allow(clippy::too_many_arguments)]
 pub fn restore_finished<G: Game>(
     game: &G,
     dir: &Path,
     sink: &dyn TierSink,
-    manifest: &mut Manifest,
+    manifest: &Manifest,
     tiers: &[Tier],
     opts: &TierOptions,
     owned: &mut Owned<'_>,
     tables: &mut Tables,
     fp: u64,
     notice: &dyn Fn(&str),
-) -> Result<usize> {
+) -> Result<(usize, Vec<Tier>)> {
     let mut restored = 0;
+    let mut missing = Vec::new();
     for rec in manifest.tiers.clone() {
         if !tiers.contains(&rec.tier) {
             continue;
         }
-        // A tier recorded without its compressed file: the run was killed while it was
-        // compressed beside the next tier. It is compressed now, before anything else.
-        let rec = match rec.bdb {
-            Some(_) => rec,
-            None => compress_missing(
-                sink,
-                dir,
-                manifest,
-                rec,
-                fp,
-                opts.plan.compress_workers,
-                owned,
-                notice,
-            )?,
-        };
+        // A tier recorded without its compressed file (the run was killed while it was
+        // compressed beside the next tier) is compressed once the tier in progress is solved.
+        if rec.bdb.is_none() {
+            missing.push(rec.tier);
+        }
         let path = dir.join(&rec.file);
         let states = rec.counts.states;
         // A run directory that is a database holds only the compressed files (a lean run, a
@@ -119,5 +110,5 @@ pub fn restore_finished<G: Game>(
         tables.insert(rec.tier, data);
         restored += 1;
     }
-    Ok(restored)
+    Ok((restored, missing))
 }

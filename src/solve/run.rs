@@ -16,12 +16,12 @@ use serde::Serialize;
 
 use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
-use super::compress::{compress_now, Background};
+use super::compress::{compress_missing, compress_now, Background};
 use super::counts::{TierCounts, TierIo, TierTimings};
 use super::disk::{dir_bytes, is_under, process_bytes_written};
 use super::flags::{flags_file, AnchoredBits, TierFlags};
 pub use super::graph::NARROW_LIMIT;
-use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
+use super::owned::{manifest_looks_like_ours, remove_file_if_present, remove_raw_tables, Owned};
 use super::pass::estimate_in_tier_degree;
 use super::restore::restore_finished;
 use super::sample::{solve_time, time_sample};
@@ -395,11 +395,11 @@ pub fn solve_with<G: Game>(
         work_root,
     };
     let mut tables = Tables::bounded(opts.plan.resident_lower);
-    let resumed_tiers = restore_finished(
+    let (resumed_tiers, mut missing) = restore_finished(
         game,
         &cfg.out,
         sink,
-        &mut manifest,
+        &manifest,
         &tiers,
         &opts,
         &mut owned,
@@ -503,6 +503,18 @@ pub fn solve_with<G: Game>(
                 below_bytes = bdb.bytes;
                 record_beside(ckpt.manifest, &mut report, below, bdb, took, &mut owned)?;
             }
+            // Tiers a killed run left without their compressed files, now that the resumed
+            // tier has passed its checks: recorded with this tier's record.
+            report.compress += compress_missing(
+                sink,
+                &cfg.out,
+                ckpt.manifest,
+                std::mem::take(&mut missing),
+                fp,
+                opts.plan.compress_workers,
+                &mut owned,
+                &|l| progress.notice(l),
+            )?;
             // The distributable, compressed copy of the finished table: now, or on a thread of
             // its own beside the next tier where the plan holds both (never the last tier).
             let (_, data) = table::open_table(&path, tier, size, fp, false)?;
@@ -582,15 +594,24 @@ pub fn solve_with<G: Game>(
             progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
             report.timings.push((tier, solved.timings));
         }
-        // Never left over (the last tier is compressed at once), but a tier is recorded only
-        // with its file.
+        // Never left over where the last tier was solved by this run (it is compressed at
+        // once), but a finished run records every tier with its file.
         if let Some(p) = pending.take() {
             let below = p.tier;
             let (bdb, took) = p.join()?;
             report.compress_beside += took;
             record_beside(ckpt.manifest, &mut report, below, bdb, took, &mut owned)?;
-            ckpt.save(None)?;
         }
+        report.compress += compress_missing(
+            sink,
+            &cfg.out,
+            ckpt.manifest,
+            std::mem::take(&mut missing),
+            fp,
+            opts.plan.compress_workers,
+            &mut owned,
+            &|l| progress.notice(l),
+        )?;
         Ok(())
     })?;
     if opts.work_root.is_dir() {
@@ -664,14 +685,4 @@ fn record_beside(
         .ok_or_else(|| Error::Internal(format!("tier {tier} compressed but not recorded")))?;
     rec.bdb = Some(bdb);
     Ok(())
-}
-
-/// A lean run: once every tier is finished, the raw tables of its tiers go (those with a
-/// compressed file to decode them from again); the database is the compressed files and the
-/// manifest.
-fn remove_raw_tables(dir: &Path, m: &Manifest) -> Result<()> {
-    for r in m.tiers.iter().filter(|r| r.bdb.is_some()) {
-        remove_file_if_present(&dir.join(&r.file))?;
-    }
-    crate::store::sync_dir(dir)
 }
