@@ -1,5 +1,6 @@
-//! A finished tier compressed on a thread of its own while the next tier is solved: the files
-//! are the same as compressing it before the next tier starts (`BAWO_COMPRESS_SERIAL`), a run
+//! A finished tier compressed on a thread of its own while the next tier is solved
+//! (`BAWO_COMPRESS_BESIDE=1`; by default only where the solver leaves a core idle): the files
+//! are the same as compressing it before the next tier starts (`=0`), a run
 //! killed while a tier was being compressed beside the next compresses it when resumed, and a
 //! compression that fails beside the next tier stops the run with one line (exit 1), which
 //! then resumes.
@@ -9,7 +10,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::cli::{assert_fails, assert_ok, bawo, bawo_env, text};
+use common::cli::{assert_fails, assert_ok, bawo_env, text};
 use serde_json::Value as Json;
 
 /// 25,740 positions in 9 tiers (0 to 8 seeds), one range per tier.
@@ -70,6 +71,17 @@ fn resume_args(dir: &Path) -> Vec<String> {
     .collect()
 }
 
+/// Compressing beside the next tier wherever the memory plan holds it (by default only where
+/// the solver leaves a core idle).
+fn beside() -> (&'static str, String) {
+    ("BAWO_COMPRESS_BESIDE", "1".to_string())
+}
+
+/// `bawo args`, compressing beside the next tier.
+fn run_beside(args: &[String]) -> std::process::Output {
+    bawo_env(args, &[beside()])
+}
+
 fn manifest(dir: &Path) -> Json {
     serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
 }
@@ -120,7 +132,7 @@ fn clean_run(root: &Path) -> PathBuf {
     let clean = root.join("clean");
     let out = bawo_env(
         &solve_args(&clean, &[]),
-        &[("BAWO_COMPRESS_SERIAL", "1".to_string())],
+        &[("BAWO_COMPRESS_BESIDE", "0".to_string())],
     );
     assert_ok(&out, "serial run");
     clean
@@ -132,15 +144,15 @@ fn compressing_beside_the_next_tier_writes_the_files_of_compressing_before_it() 
     let serial = root.path().join("serial");
     let out = bawo_env(
         &solve_args(&serial, &["--timings"]),
-        &[("BAWO_COMPRESS_SERIAL", "1".to_string())],
+        &[("BAWO_COMPRESS_BESIDE", "0".to_string())],
     );
     assert_ok(&out, "serial run");
     let err = text(&out.stderr);
     assert_eq!(err.matches("beside the next tier").count(), 0, "{err}");
     assert_eq!(err.matches("while the run waited").count(), 9, "{err}");
 
-    let beside = root.path().join("beside");
-    let out = bawo(&solve_args(&beside, &["--timings"]));
+    let dir = root.path().join("beside");
+    let out = run_beside(&solve_args(&dir, &["--timings"]));
     assert_ok(&out, "run compressing beside the next tier");
     let err = text(&out.stderr);
     // Every tier but the last, which has no next tier to be compressed beside.
@@ -151,8 +163,8 @@ fn compressing_beside_the_next_tier_writes_the_files_of_compressing_before_it() 
             .any(|l| l.starts_with("tier   8:") && l.contains("while the run waited")),
         "{err}"
     );
-    assert_same(&serial, &beside, "compressed beside the next tier");
-    assert!(without_bdb(&beside).is_empty());
+    assert_same(&serial, &dir, "compressed beside the next tier");
+    assert!(without_bdb(&dir).is_empty());
 }
 
 #[test]
@@ -168,7 +180,7 @@ fn a_run_killed_while_a_tier_is_compressed_beside_the_next_compresses_it_on_resu
         let dir = root.path().join(format!("k{k}"));
         let out = bawo_env(
             &solve_args(&dir, &["--checkpoint-secs", "0"]),
-            &[("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string())],
+            &[("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string()), beside()],
         );
         if out.status.success() {
             assert_same(&clean, &dir, "a run that took fewer checkpoints");
@@ -187,7 +199,7 @@ fn a_run_killed_while_a_tier_is_compressed_beside_the_next_compresses_it_on_resu
             cut_short += 1;
         }
         let what = format!("aborted after manifest write {k}, tier {missing:?} without .bdb");
-        assert_ok(&bawo(&resume_args(&dir)), &what);
+        assert_ok(&run_beside(&resume_args(&dir)), &what);
         assert_same(&clean, &dir, &what);
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(k < 1000, "the run never finishes");
@@ -209,7 +221,7 @@ fn a_compression_failing_beside_the_next_tier_stops_the_run_and_the_run_resumes(
         let _ = std::fs::remove_dir_all(&dir);
         let out = bawo_env(
             &solve_args(&dir, &[]),
-            &[("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string())],
+            &[("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string()), beside()],
         );
         assert!(
             !out.status.success(),
@@ -224,7 +236,7 @@ fn a_compression_failing_beside_the_next_tier_stops_the_run_and_the_run_resumes(
     let blocker = dir.join("tier-0004.bdb");
     let _ = std::fs::remove_file(&blocker);
     std::fs::create_dir_all(blocker.join("in-the-way")).unwrap();
-    let out = bawo(&resume_args(&dir));
+    let out = run_beside(&resume_args(&dir));
     assert_fails(
         &out,
         1,
@@ -235,6 +247,32 @@ fn a_compression_failing_beside_the_next_tier_stops_the_run_and_the_run_resumes(
     assert_eq!(without_bdb(&dir), vec![4]);
     assert!(manifest(&dir)["tiers"].as_array().unwrap().len() <= 6);
     std::fs::remove_dir_all(&blocker).unwrap();
-    assert_ok(&bawo(&resume_args(&dir)), "resumed after the failure");
+    assert_ok(&run_beside(&resume_args(&dir)), "resumed after the failure");
     assert_same(&clean, &dir, "resumed after a failed compression");
+}
+
+#[test]
+fn by_default_a_tier_is_compressed_beside_the_next_only_where_the_solver_leaves_a_core() {
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let root = scratch();
+    for threads in [1, cores] {
+        let dir = root.path().join(format!("t{threads}"));
+        let mut args = vec!["solve".to_string()];
+        args.extend(GAME.iter().map(|s| s.to_string()));
+        args.extend(
+            ["--quiet", "--timings", "--threads", &threads.to_string()]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        args.extend(["--out".to_string(), dir.to_str().unwrap().to_string()]);
+        let out = bawo_env(&args, &[]);
+        assert_ok(&out, "default run");
+        let err = text(&out.stderr);
+        let want = if threads < cores { 8 } else { 0 };
+        assert_eq!(
+            err.matches("beside the next tier").count(),
+            want,
+            "{threads} threads on {cores} cores: {err}"
+        );
+    }
 }

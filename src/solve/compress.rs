@@ -42,6 +42,19 @@ fn pool(workers: usize) -> Result<rayon::ThreadPool> {
         .map_err(|e| Error::Internal(format!("cannot start compressing threads: {e}")))
 }
 
+/// Whether finished tiers are compressed beside the next tier's solve (where the memory plan
+/// holds both): where the solver's threads leave a core of this machine to the compressing
+/// thread. Where they take every core, the thread only competes with them: on the 2-core
+/// development machine, shared with other jobs, compressing beside the next tier with both
+/// cores solving was no faster than compressing before it (README, "Performance"). The test
+/// switch `BAWO_COMPRESS_BESIDE` ([`crate::store::fault`]) says always (1) or never (0).
+pub fn beside_by_default() -> bool {
+    crate::store::fault::compress_beside().unwrap_or_else(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        rayon::current_num_threads() < cores
+    })
+}
+
 /// Compresses a finished tier now, on `workers` threads; returns the file to record and the
 /// time it took.
 pub fn compress_now(

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
-use super::compress::{compress_missing, compress_now, Background};
+use super::compress::{beside_by_default, compress_missing, compress_now, Background};
 use super::counts::{TierCounts, TierIo, TierTimings};
 use super::disk::{dir_bytes, is_under, process_bytes_written};
 use super::flags::{flags_file, AnchoredBits, TierFlags};
@@ -433,7 +433,7 @@ pub fn solve_with<G: Game>(
         last: Instant::now(),
         taken: 0,
     };
-    let beside = solver.compresses_beside() && !crate::store::fault::compress_serial();
+    let beside = solver.compresses_beside() && beside_by_default();
     std::thread::scope(|scope| -> Result<()> {
         // The tier being compressed on a thread of its own while the next one is solved.
         // A run stopped by an error waits for it at the scope's end; its file, if written,

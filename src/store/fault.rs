@@ -7,7 +7,7 @@
 //! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 64-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
-//! | `BAWO_COMPRESS_SERIAL=1`         | every finished tier is compressed before the next starts, never beside it |
+//! | `BAWO_COMPRESS_BESIDE=1` or `0`  | finished tiers are compressed beside the next tier's solve wherever the memory plan holds both, or never (by default: where the solver's threads leave a core) |
 //!
 //! They are read once; without them nothing here costs more than a relaxed atomic load.
 
@@ -52,12 +52,12 @@ pub fn free_disk() -> Option<u64> {
     *V.get_or_init(|| env_u64("BAWO_FREE_DISK"))
 }
 
-/// Whether every finished tier is compressed before the next one starts, whatever the memory
-/// plan holds (`BAWO_COMPRESS_SERIAL` set to anything but `0`): tests compare the files with
-/// those of compressing beside the next tier, and a benchmark times both with one build.
-pub fn compress_serial() -> bool {
-    static V: OnceLock<bool> = OnceLock::new();
-    *V.get_or_init(|| std::env::var_os("BAWO_COMPRESS_SERIAL").is_some_and(|v| v != "0"))
+/// Whether finished tiers are compressed beside the next tier's solve wherever the memory
+/// plan holds both (`BAWO_COMPRESS_BESIDE=1`) or never (`=0`), whatever the cores say: tests
+/// compare the files of both ways, and a benchmark times both with one build.
+pub fn compress_beside() -> Option<bool> {
+    static V: OnceLock<Option<bool>> = OnceLock::new();
+    *V.get_or_init(|| std::env::var("BAWO_COMPRESS_BESIDE").ok().map(|v| v != "0"))
 }
 
 static CHECKPOINTS: AtomicU64 = AtomicU64::new(0);

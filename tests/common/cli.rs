@@ -19,7 +19,7 @@ const FAULT_SWITCHES: [&str; 5] = [
     "BAWO_FAIL_WRITES_AFTER",
     "BAWO_MESSAGE_BUDGET",
     "BAWO_FREE_DISK",
-    "BAWO_COMPRESS_SERIAL",
+    "BAWO_COMPRESS_BESIDE",
 ];
 
 fn command<S: AsRef<OsStr>>(args: &[S], env: &[(&str, String)]) -> Command {
