@@ -165,6 +165,12 @@ impl RootSolver<'_> {
 }
 
 impl<G: Game> TierSolver<G> for RootSolver<'_> {
+    /// Every tier's compressed file is shipped to the other ranks before the next tier
+    /// ([`RootSolver::ship_lower`]): rank 0 compresses each tier before the next starts.
+    fn compresses_beside(&self) -> bool {
+        false
+    }
+
     fn solve_tier(
         &self,
         game: &G,

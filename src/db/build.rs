@@ -54,6 +54,7 @@ impl TierSink for Compressor {
                     fingerprint,
                     table,
                     Some(&dont_care),
+                    &|| f.release(),
                     &self.options,
                 )
             }
@@ -63,6 +64,7 @@ impl TierSink for Compressor {
                 fingerprint,
                 table,
                 None::<DontCare<'_>>,
+                &|| {},
                 &self.options,
             ),
         }

@@ -324,17 +324,22 @@ pub fn write_tier_with(
 }
 
 /// Encodes a raw table (copied or mapped) and writes `dir/tier-KKKK.bdb` atomically, dropping
-/// the table's mapped pages as they are read: the solver's compression of a finished tier.
-/// With `dont_care`, don't-care entries are substituted.
+/// the table's mapped pages as they are read, and calling `release` too after each batch
+/// (for other maps the encoding reads, such as the don't-care flags): the solver's
+/// compression of a finished tier. With `dont_care`, don't-care entries are substituted.
 pub fn write_table_tier<D: IsDontCare + ?Sized>(
     dir: &Path,
     tier: u32,
     fingerprint: u64,
     table: &TableData,
     dont_care: Option<&D>,
+    release: &dyn Fn(),
     opts: &EncodeOptions,
 ) -> Result<FileRecord> {
-    let release = || table.release();
+    let release = || {
+        table.release();
+        release();
+    };
     write_tier_released(
         dir,
         tier,

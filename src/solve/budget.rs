@@ -129,8 +129,13 @@ pub struct TierPlan {
     /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
     /// range less that range's window too, whose logs stay in memory during the pass. The
     /// pass needs no range window out of core, nor level messages, and lower tiers are
-    /// freed before the phases that do ([`super::pass_tables`]).
+    /// freed before the phases that do ([`super::pass_tables`]). Less one compressing
+    /// worker's buffers where the tier below is compressed meanwhile (`compress_beside`).
     pub pass_share: u64,
+    /// The tier below may be compressed while this one is solved: one compressing worker's
+    /// buffers ([`compression_bytes`]) fit beside this tier's busiest phase. Where they do
+    /// not, the tier below is compressed before this one starts, as the last tier always is.
+    pub compress_beside: bool,
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
@@ -143,6 +148,7 @@ pub struct TierPlan {
 /// | lower tiers          | a quarter of the budget: copied tiers and mapped pages together (during a successor pass: what the pass does not need, [`TierPlan::pass_share`]) |
 /// | a tier's range       | the rest: the largest power-of-two range whose windows fit    |
 /// | compression          | after a tier's work is freed: a block per worker, streamed; as many workers as fit (up to the threads) |
+/// | compression beside   | one worker's buffers, while the next tier is solved, where they fit beside its busiest phase ([`TierPlan::compress_beside`]) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPlan {
     pub budget: u64,
@@ -225,13 +231,22 @@ impl MemoryPlan {
             } else {
                 0
             };
+            // The busiest phase with the range planned (a power of two below what fits, so
+            // often with room to spare): the tier below is compressed meanwhile only where a
+            // worker's buffers fit that room too, and never below the first tier.
+            let busiest = fixed as f64 + per * (1u64 << bits.min(need_bits)) as f64;
+            let beside = compression_bytes(1);
+            let compress_beside = !planned.is_empty() && busiest + beside as f64 <= budget as f64;
             planned.push(TierPlan {
                 tier: t.tier,
                 states: t.states,
                 range_bits: bits,
                 ranges,
                 wide: t.wide,
-                pass_share: budget.saturating_sub(FIXED_OVERHEAD + held),
+                pass_share: budget.saturating_sub(
+                    FIXED_OVERHEAD + held + if compress_beside { beside } else { 0 },
+                ),
+                compress_beside,
             });
             lower += 2 * t.states;
         }
@@ -421,8 +436,12 @@ mod tests {
         let used = FIXED_OVERHEAD + reserve + p.messages;
         assert!(((1u64 << t.range_bits) as f64) * per + used as f64 <= (1u64 << 30) as f64);
         // Out of core the successor pass needs no range window: lower tiers may take the
-        // rest of the budget for it.
-        assert_eq!(t.pass_share, (1 << 30) - FIXED_OVERHEAD);
+        // rest of the budget for it, but for the worker compressing tier 0 meanwhile.
+        assert!(t.compress_beside);
+        assert_eq!(
+            t.pass_share,
+            (1 << 30) - FIXED_OVERHEAD - compression_bytes(1)
+        );
         // A small tier in a large budget is one range, whose logs stay in memory during the
         // pass beside the lower tiers.
         let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
@@ -430,6 +449,49 @@ mod tests {
         let window = (per * 1000.0) as u64;
         assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
+    }
+
+    #[test]
+    fn the_tier_below_is_compressed_beside_a_tier_only_where_its_worker_fits() {
+        let tiers = [shape(0, 1000), shape(1, 1 << 20), shape(2, 3_000_000)];
+        let beside = compression_bytes(1);
+        // Room to spare: beside every tier but the first, and the successor pass's share
+        // leaves the worker's buffers.
+        let p = MemoryPlan::new(1 << 30, None, 2, &tiers).unwrap();
+        let flags: Vec<bool> = p.tiers.iter().map(|t| t.compress_beside).collect();
+        assert_eq!(flags, [false, true, true]);
+        let held = (per_position(1.5, 4.0) * 3_000_000.0) as u64;
+        assert_eq!(p.tiers[2].ranges, 1);
+        assert_eq!(
+            p.tiers[2].pass_share,
+            (1 << 30) - FIXED_OVERHEAD - held - beside
+        );
+        // Tier 2 in ranges of 2^20 under budgets rising a MiB at a time: compressed beside it
+        // exactly where its busiest phase and the worker fit, and both outcomes occur.
+        let (mut yes, mut no) = (0, 0);
+        for mib in 64..1024u64 {
+            let budget = mib << 20;
+            let Ok(p) = MemoryPlan::new(budget, Some(20), 2, &tiers) else {
+                continue;
+            };
+            let t = p.tiers[2];
+            let reserve = lower_reserve(budget, 2 * (1000 + (1 << 20)), 2 * (1000 + (1 << 20)));
+            let busiest = FIXED_OVERHEAD as f64
+                + reserve as f64
+                + p.messages as f64
+                + per_position(1.5, 4.0) * (1u64 << 20) as f64;
+            assert_eq!(
+                t.compress_beside,
+                busiest + beside as f64 <= budget as f64,
+                "{mib} MiB"
+            );
+            if t.compress_beside {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        assert!(yes > 0 && no > 0, "beside {yes} times, before {no} times");
     }
 
     #[test]

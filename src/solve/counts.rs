@@ -98,6 +98,11 @@ pub struct TierTimings {
     pub peak_work_disk: u64,
     /// Lower tiers held in memory during the successor pass.
     pub lower: CopySummary,
+    /// Time compressing the tier's table into the database's file.
+    pub compress: Duration,
+    /// The tier was compressed on a thread of its own beside the next tier's solve (else
+    /// before the next tier started).
+    pub compressed_beside: bool,
 }
 
 /// How much of the lower tiers one pass holds in memory.

@@ -178,6 +178,17 @@ impl TierFlags {
         move |i| (bytes[2 * (i / 8) as usize + 1] >> (i % 8)) & 1 == 1
     }
 
+    /// Drops the mapped pages of the flags from this process's memory (they are read back
+    /// from the file when next needed): the compressor of a tier calls it with each batch,
+    /// so the flags' pages never pile up beside the next tier's work.
+    pub fn release(&self) {
+        // SAFETY: a read-only shared file map: dropped pages are read back from the file.
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+
     /// The anchored bits alone, for the tiers above (1 bit a position).
     pub fn anchored_bits(&self) -> AnchoredBits {
         AnchoredBits::from_bytes(

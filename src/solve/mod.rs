@@ -12,10 +12,12 @@
 //! | [`messages`]  | one level's messages per range, spilled to disk beyond the budget     |
 //! | [`budget`]    | the memory budget and the run's plan: ranges, messages, lower tiers   |
 //! | [`tier`]      | one tier end to end in checkpointed phases                            |
+//! | [`restore`]   | finished tiers brought back when a run resumes or is extended          |
 //! | [`resume`]    | reopening a tier from its checkpoint, every file checked              |
 //! | [`work`]      | names of a tier's work files, as types                                |
 //! | [`owned`]     | what a run created (its ledger), the only files `--force` deletes      |
 //! | [`checkpoint`]| what the manifest records of the tier in progress                     |
+//! | [`compress`]  | a finished tier into the sink: now, or on a thread beside the next tier |
 //! | [`counts`]    | what a solved tier counts, how long its phases took, what it wrote     |
 //! | [`disk`]      | bytes written by the process, bytes held by a directory               |
 //! | [`flags`]     | per-position anchored/don't-care flags handed to the database writer |
@@ -36,6 +38,7 @@ pub mod attractor;
 pub mod budget;
 pub mod cell;
 pub mod checkpoint;
+pub mod compress;
 pub mod counts;
 pub mod disk;
 pub mod edgelog;
@@ -50,6 +53,7 @@ pub mod pass_tables;
 pub mod predfile;
 pub mod reach;
 pub mod request;
+pub mod restore;
 pub mod resume;
 pub mod run;
 pub mod sample;

@@ -190,3 +190,13 @@ fn is_tier_work_dir(name: &str) -> bool {
     name.strip_prefix("tier-")
         .is_some_and(|k| k.len() == 4 && k.bytes().all(|b| b.is_ascii_digit()))
 }
+
+/// A lean run: once every tier is finished, the raw tables of its tiers go (those with a
+/// compressed file to decode them from again); the database is the compressed files and the
+/// manifest.
+pub fn remove_raw_tables(dir: &Path, m: &Manifest) -> Result<()> {
+    for r in m.tiers.iter().filter(|r| r.bdb.is_some()) {
+        remove_file_if_present(&dir.join(&r.file))?;
+    }
+    crate::store::sync_dir(dir)
+}

@@ -16,15 +16,17 @@ use serde::Serialize;
 
 use super::budget::{MemoryPlan, TierShape};
 use super::checkpoint::{Checkpoints, Manifest, TierRecord};
+use super::compress::{beside_by_default, compress_missing, compress_now, Background};
 use super::counts::{TierCounts, TierIo, TierTimings};
 use super::disk::{dir_bytes, is_under, process_bytes_written};
 use super::flags::{flags_file, AnchoredBits, TierFlags};
 pub use super::graph::NARROW_LIMIT;
-use super::owned::{manifest_looks_like_ours, remove_file_if_present, Owned};
+use super::owned::{manifest_looks_like_ours, remove_file_if_present, remove_raw_tables, Owned};
 use super::pass::estimate_in_tier_degree;
+use super::restore::restore_finished;
 use super::sample::{solve_time, time_sample};
 pub use super::sink::{StoredTier, TierSink};
-use super::tables::{resident_if_it_fits, TableData, Tables};
+use super::tables::{resident_if_it_fits, Tables};
 use super::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
 use super::work::remove_work_dir;
 use crate::error::{Error, Result};
@@ -125,8 +127,13 @@ pub struct SolveReport {
     pub already_done: bool,
     /// Tiers found finished in the directory and skipped.
     pub resumed_tiers: usize,
-    /// Time spent writing the compressed `.bdb` files (included in `wall`).
+    /// Time the run spent on compressed `.bdb` files while no tier was solved (included in
+    /// `wall`): tiers compressed before the next one started, and waits for a tier's
+    /// compression beside the next one to end.
     pub compress: Duration,
+    /// Time of the compressions that ran on a thread of their own beside the next tier's
+    /// solve ([`super::budget::TierPlan::compress_beside`]).
+    pub compress_beside: Duration,
     /// Bytes written and peak disk of each tier solved by this run (not of tiers skipped).
     pub tiers_io: Vec<TierIo>,
     /// The run directory's bytes at the end: manifest and compressed files (raw tables too
@@ -214,6 +221,13 @@ pub trait TierSolver<G: Game> {
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
     ) -> Result<SolvedTier>;
+
+    /// Whether a finished tier may be compressed while the next one is solved (where the
+    /// memory plan holds both). A solver that needs every lower tier's compressed file
+    /// before it starts the next tier says no.
+    fn compresses_beside(&self) -> bool {
+        true
+    }
 }
 
 /// The single-process tier solver, [`solve_tier`].
@@ -381,78 +395,22 @@ pub fn solve_with<G: Game>(
         work_root,
     };
     let mut tables = Tables::bounded(opts.plan.resident_lower);
-    let mut report = SolveReport::default();
-    for rec in manifest.tiers.clone() {
-        if !tiers.contains(&rec.tier) {
-            continue;
-        }
-        let path = cfg.out.join(&rec.file);
-        let states = rec.counts.states;
-        // A run directory that is a database holds only the compressed files (a lean run, a
-        // shipped database): the raw tables the solver looks lower tiers up in are decoded
-        // from them again, into memory where they fit its share, else into their files.
-        let decode = rec
-            .bdb
-            .as_ref()
-            .filter(|_| std::fs::symlink_metadata(&path).is_err());
-        let stored = |file| StoredTier {
-            dir: &cfg.out,
-            tier: rec.tier,
-            states,
-            fingerprint: fp,
-            file,
-        };
-        // A file decoded is checked as it is read; one only kept is checked here.
-        if let (Some(b), None) = (&rec.bdb, decode) {
-            sink.check(&stored(b))?;
-        }
-        let data = match decode {
-            Some(b) if opts.plan.keeps_lower() => {
-                let mut entries = super::huge::with_capacity(states as usize);
-                sink.restore(&stored(b), &mut |e: &[u16]| {
-                    entries.extend_from_slice(e);
-                    Ok(())
-                })?;
-                let sum = crate::store::Checksum::of(crate::store::bytes::u16_bytes(&entries));
-                if entries.len() as u64 != states || sum != rec.checksum {
-                    return Err(Error::corrupt(
-                        cfg.out.join(&b.file),
-                        "decodes to other entries than the manifest's table",
-                    ));
-                }
-                TableData::Owned(entries)
-            }
-            _ => {
-                if let Some(b) = decode {
-                    owned.file(&rec.file)?;
-                    table::write_table_streaming(&path, rec.tier, states, fp, |put| {
-                        sink.restore(&stored(b), put)
-                    })?;
-                }
-                let (header, data) = table::open_table(&path, rec.tier, states, fp, true)?;
-                if header.checksum != rec.checksum {
-                    return Err(Error::corrupt(&path, "checksum differs from the manifest"));
-                }
-                resident_if_it_fits(data, opts.plan.lower_bytes(), &opts.plan)?
-            }
-        };
-        // The anchored bits of a finished tier: from its flags file while the run keeps it,
-        // else (a finished run deleted it) from the tier's moves again.
-        let bits = match TierFlags::open(&cfg.out.join(flags_file(rec.tier)), states) {
-            Ok(Some(f)) => f.anchored_bits(),
-            Ok(None) => AnchoredBits::compute(game, rec.tier, states),
-            Err(e) => {
-                progress.notice(&format!("{e}; recomputing its flags"));
-                AnchoredBits::compute(game, rec.tier, states)
-            }
-        };
-        tables.insert_anchored(rec.tier, bits);
-        // A run killed between recording a finished tier and removing its work files left
-        // them behind.
-        remove_work_dir(&opts.work_root.join(format!("tier-{:04}", rec.tier)))?;
-        tables.insert(rec.tier, data);
-        report.resumed_tiers += 1;
-    }
+    let (resumed_tiers, mut missing) = restore_finished(
+        game,
+        &cfg.out,
+        sink,
+        &manifest,
+        &tiers,
+        &opts,
+        &mut owned,
+        &mut tables,
+        fp,
+        &|l| progress.notice(l),
+    )?;
+    let mut report = SolveReport {
+        resumed_tiers,
+        ..Default::default()
+    };
     let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
     let done: u64 = opts
         .plan
@@ -475,115 +433,187 @@ pub fn solve_with<G: Game>(
         last: Instant::now(),
         taken: 0,
     };
-    for &tier in &tiers {
-        if ckpt.manifest.record(tier).is_some() {
-            continue;
-        }
-        let t0 = Instant::now();
-        let written0 = process_bytes_written();
-        // The finished tiers' files (the run directory without work files), which the
-        // tier's work files add to.
-        let base_disk = dir_bytes(&cfg.out).saturating_sub(dir_bytes(&cfg.out.join("work")));
-        let size = game.tier_size(tier)?;
-        progress.tier_started(tier, game.tier_seeds(tier), size);
-        let resume = ckpt.manifest.current.take().filter(|c| c.tier == tier);
-        // A checkpoint whose work folder vanished (a --tmp cleared by a reboot) costs only
-        // its own tier: the finished tiers below stay, and this tier starts again.
-        let resume = match resume {
-            Some(c) if !c.work.is_dir() => {
-                progress.notice(&format!(
-                    "the work files of tier {tier} ({}) are gone; solving tier {tier} again, \
-                     finished tiers are kept",
-                    c.work.display()
-                ));
-                None
+    let beside = solver.compresses_beside() && beside_by_default();
+    std::thread::scope(|scope| -> Result<()> {
+        // The tier being compressed on a thread of its own while the next one is solved.
+        // A run stopped by an error waits for it at the scope's end; its file, if written,
+        // stays unrecorded, and a resumed run compresses that tier again.
+        let mut pending: Option<Background<'_>> = None;
+        for (i, &tier) in tiers.iter().enumerate() {
+            if ckpt.manifest.record(tier).is_some() {
+                continue;
             }
-            Some(c) if c.format != super::checkpoint::WORK_FORMAT => {
-                progress.notice(&format!(
+            let t0 = Instant::now();
+            let written0 = process_bytes_written();
+            // The finished tiers' files (the run directory without work files), which the
+            // tier's work files add to.
+            let base_disk = dir_bytes(&cfg.out).saturating_sub(dir_bytes(&cfg.out.join("work")));
+            let size = game.tier_size(tier)?;
+            progress.tier_started(tier, game.tier_seeds(tier), size);
+            let resume = ckpt.manifest.current.take().filter(|c| c.tier == tier);
+            // A checkpoint whose work folder vanished (a --tmp cleared by a reboot) costs only
+            // its own tier: the finished tiers below stay, and this tier starts again.
+            let resume = match resume {
+                Some(c) if !c.work.is_dir() => {
+                    progress.notice(&format!(
+                        "the work files of tier {tier} ({}) are gone; solving tier {tier} again, \
+                     finished tiers are kept",
+                        c.work.display()
+                    ));
+                    None
+                }
+                Some(c) if c.format != super::checkpoint::WORK_FORMAT => {
+                    progress.notice(&format!(
                     "the work files of tier {tier} were written by an earlier version; solving \
                      tier {tier} again, finished tiers are kept"
                 ));
-                remove_work_dir(&c.work)?;
-                None
+                    remove_work_dir(&c.work)?;
+                    None
+                }
+                r => r,
+            };
+            // Where the tier's work files are: a checkpoint's own folder (which may lie under
+            // another --tmp than this run's), or this run's.
+            let work = match &resume {
+                Some(c) => c.work.clone(),
+                None => opts.work_root.join(format!("tier-{tier:04}")),
+            };
+            let file = table_file(tier);
+            let path = cfg.out.join(&file);
+            owned.file(&file)?;
+            owned.file(&flags_file(tier))?;
+            if resume.is_none() {
+                owned.claim_work_dir(&work)?;
             }
-            r => r,
-        };
-        // Where the tier's work files are: a checkpoint's own folder (which may lie under
-        // another --tmp than this run's), or this run's.
-        let work = match &resume {
-            Some(c) => c.work.clone(),
-            None => opts.work_root.join(format!("tier-{tier:04}")),
-        };
-        let file = table_file(tier);
-        let path = cfg.out.join(&file);
-        owned.file(&file)?;
-        owned.file(&flags_file(tier))?;
-        if resume.is_none() {
-            owned.claim_work_dir(&work)?;
-        }
-        let lower = Lower { tables: &tables };
-        let task = TierTask {
-            tier,
-            resume,
-            table_path: &path,
-        };
-        let solved = solver.solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
-        // The distributable, compressed copy of the finished table.
-        let (_, data) = table::open_table(&path, tier, size, fp, false)?;
-        // A tier solved elsewhere (a cluster's workers) may come without flags.
-        let flags = TierFlags::open(&cfg.out.join(flags_file(tier)), size)?;
-        let tc = Instant::now();
-        let bdb = compress_within(opts.plan.compress_workers, || {
-            sink.tier_finished(&cfg.out, tier, fp, &data, flags.as_ref())
-        })?;
-        owned.file(&bdb.file)?;
-        report.compress += tc.elapsed();
-        let bytes = solved.bytes + bdb.bytes;
-        ckpt.manifest.tiers.push(TierRecord {
-            tier,
-            counts: solved.counts.clone(),
-            file,
-            checksum: solved.header.checksum,
-            bdb: Some(bdb),
-        });
-        // The tier's last checkpoint stays in the manifest until its work files are removed
-        // below: a run killed in between finds them by it, wherever they are.
-        let last = ckpt.manifest.current.take().filter(|c| c.tier == tier);
-        ckpt.save(last)?;
-        // The run's disk now (its work files are still there), or while the tier's work files
-        // were at their largest beside the finished tiers, whichever is more.
-        let peak_disk = (dir_bytes(&cfg.out)
-            + if is_under(&work, &cfg.out) {
-                0
+            let lower = Lower { tables: &tables };
+            let task = TierTask {
+                tier,
+                resume,
+                table_path: &path,
+            };
+            let mut solved = solver.solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
+            // The tier below, compressed meanwhile: recorded with this one's record.
+            let mut below_bytes = 0;
+            if let Some(p) = pending.take() {
+                let tw = Instant::now();
+                let below = p.tier;
+                let (bdb, took) = p.join()?;
+                report.compress += tw.elapsed();
+                report.compress_beside += took;
+                below_bytes = bdb.bytes;
+                record_beside(ckpt.manifest, &mut report, below, bdb, took, &mut owned)?;
+            }
+            // Tiers a killed run left without their compressed files, now that the resumed
+            // tier has passed its checks: recorded with this tier's record.
+            report.compress += compress_missing(
+                sink,
+                &cfg.out,
+                ckpt.manifest,
+                std::mem::take(&mut missing),
+                fp,
+                opts.plan.compress_workers,
+                &mut owned,
+                &|l| progress.notice(l),
+            )?;
+            // The distributable, compressed copy of the finished table: now, or on a thread of
+            // its own beside the next tier where the plan holds both (never the last tier).
+            let (_, data) = table::open_table(&path, tier, size, fp, false)?;
+            // A tier solved elsewhere (a cluster's workers) may come without flags.
+            let flags = TierFlags::open(&cfg.out.join(flags_file(tier)), size)?;
+            let bits = match &flags {
+                Some(f) => f.anchored_bits(),
+                None => AnchoredBits::compute(game, tier, size),
+            };
+            let next_beside = beside
+                && tiers
+                    .get(i + 1)
+                    .and_then(|&t| opts.plan.tier(t))
+                    .is_some_and(|t| t.compress_beside);
+            let (bdb, bytes) = if next_beside {
+                (None, solved.bytes)
             } else {
-                dir_bytes(&work)
-            })
-        .max(base_disk + solved.timings.peak_work_disk);
-        let bytes_written = match (written0, process_bytes_written()) {
-            (Some(a), Some(b)) => b.saturating_sub(a),
-            _ => bytes,
-        };
-        report.bytes_written += bytes_written;
-        report.tiers_io.push(TierIo {
-            seeds: solved.counts.seeds,
-            bytes_written,
-            peak_disk,
-        });
-        remove_work_dir(&work)?;
-        ckpt.manifest.current = None;
-        let (_, data) = table::open_table(&path, tier, size, fp, false)?;
-        tables.insert(
-            tier,
-            resident_if_it_fits(data, opts.plan.lower_bytes(), &opts.plan)?,
-        );
-        let bits = match flags {
-            Some(f) => f.anchored_bits(),
-            None => AnchoredBits::compute(game, tier, size),
-        };
-        tables.insert_anchored(tier, bits);
-        progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
-        report.timings.push((tier, solved.timings));
-    }
+                let (bdb, took) = compress_now(
+                    sink,
+                    &cfg.out,
+                    tier,
+                    fp,
+                    &data,
+                    flags.as_ref(),
+                    opts.plan.compress_workers,
+                )?;
+                owned.file(&bdb.file)?;
+                report.compress += took;
+                solved.timings.compress = took;
+                let bytes = solved.bytes + bdb.bytes;
+                (Some(bdb), bytes)
+            };
+            ckpt.manifest.tiers.push(TierRecord {
+                tier,
+                counts: solved.counts.clone(),
+                file,
+                checksum: solved.header.checksum,
+                bdb,
+            });
+            // The tier's last checkpoint stays in the manifest until its work files are removed
+            // below: a run killed in between finds them by it, wherever they are.
+            let last = ckpt.manifest.current.take().filter(|c| c.tier == tier);
+            ckpt.save(last)?;
+            // The run's disk now (its work files are still there), or while the tier's work files
+            // were at their largest beside the finished tiers, whichever is more.
+            let peak_disk = (dir_bytes(&cfg.out)
+                + if is_under(&work, &cfg.out) {
+                    0
+                } else {
+                    dir_bytes(&work)
+                })
+            .max(base_disk + solved.timings.peak_work_disk);
+            // The compressed file of the tier below, written meanwhile, is that tier's.
+            let bytes_written = match (written0, process_bytes_written()) {
+                (Some(a), Some(b)) => b.saturating_sub(a).saturating_sub(below_bytes),
+                _ => bytes,
+            };
+            report.bytes_written += bytes_written;
+            report.tiers_io.push(TierIo {
+                seeds: solved.counts.seeds,
+                bytes_written,
+                peak_disk,
+            });
+            remove_work_dir(&work)?;
+            ckpt.manifest.current = None;
+            if next_beside {
+                pending = Some(Background::start(
+                    scope, sink, &cfg.out, tier, fp, data, flags,
+                )?);
+            }
+            let (_, data) = table::open_table(&path, tier, size, fp, false)?;
+            tables.insert(
+                tier,
+                resident_if_it_fits(data, opts.plan.lower_bytes(), &opts.plan)?,
+            );
+            tables.insert_anchored(tier, bits);
+            progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
+            report.timings.push((tier, solved.timings));
+        }
+        // Never left over where the last tier was solved by this run (it is compressed at
+        // once), but a finished run records every tier with its file.
+        if let Some(p) = pending.take() {
+            let below = p.tier;
+            let (bdb, took) = p.join()?;
+            report.compress_beside += took;
+            record_beside(ckpt.manifest, &mut report, below, bdb, took, &mut owned)?;
+        }
+        report.compress += compress_missing(
+            sink,
+            &cfg.out,
+            ckpt.manifest,
+            std::mem::take(&mut missing),
+            fp,
+            opts.plan.compress_workers,
+            &mut owned,
+            &|l| progress.notice(l),
+        )?;
+        Ok(())
+    })?;
     if opts.work_root.is_dir() {
         let _ = std::fs::remove_dir(&opts.work_root);
     }
@@ -627,26 +657,32 @@ fn check_disk(shapes: &[TierShape], plan: &MemoryPlan, cfg: &SolveConfig) -> Res
     super::space::check(need, &cfg.out, &work)
 }
 
-/// Runs `f` (a sink compressing a tier a block per worker thread) on `workers` threads, the
-/// number of blocks the memory plan holds at once; on the current threads when they are no
-/// more.
-fn compress_within<T: Send>(workers: usize, f: impl FnOnce() -> Result<T> + Send) -> Result<T> {
-    if workers >= rayon::current_num_threads() {
-        return f();
+/// Records the compressed file of `tier`, written beside the next tier's solve, in its
+/// manifest record (saved with the next tier's), in the ledger, and in the tier's report:
+/// its time, and its bytes, which the process wrote while the next tier was solved.
+fn record_beside(
+    manifest: &mut Manifest,
+    report: &mut SolveReport,
+    tier: Tier,
+    bdb: crate::store::manifest::FileRecord,
+    took: Duration,
+    owned: &mut Owned<'_>,
+) -> Result<()> {
+    owned.file(&bdb.file)?;
+    if let Some((_, t)) = report.timings.iter_mut().find(|(t, _)| *t == tier) {
+        t.compress = took;
+        t.compressed_beside = true;
     }
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot start compressing threads: {e}")))?
-        .install(f)
-}
-
-/// A lean run: once every tier is finished, the raw tables of its tiers go (those with a
-/// compressed file to decode them from again); the database is the compressed files and the
-/// manifest.
-fn remove_raw_tables(dir: &Path, m: &Manifest) -> Result<()> {
-    for r in m.tiers.iter().filter(|r| r.bdb.is_some()) {
-        remove_file_if_present(&dir.join(&r.file))?;
+    if let Some(io) = report.tiers_io.last_mut() {
+        io.bytes_written += bdb.bytes;
+        io.peak_disk += bdb.bytes;
     }
-    crate::store::sync_dir(dir)
+    report.bytes_written += bdb.bytes;
+    let rec = manifest
+        .tiers
+        .iter_mut()
+        .find(|r| r.tier == tier)
+        .ok_or_else(|| Error::Internal(format!("tier {tier} compressed but not recorded")))?;
+    rec.bdb = Some(bdb);
+    Ok(())
 }

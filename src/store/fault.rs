@@ -7,6 +7,7 @@
 //! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 64-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
+//! | `BAWO_COMPRESS_BESIDE=1` or `0`  | finished tiers are compressed beside the next tier's solve wherever the memory plan holds both, or never (by default: where the solver's threads leave a core) |
 //!
 //! They are read once; without them nothing here costs more than a relaxed atomic load.
 
@@ -49,6 +50,14 @@ pub fn wide_above() -> Option<u64> {
 pub fn free_disk() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     *V.get_or_init(|| env_u64("BAWO_FREE_DISK"))
+}
+
+/// Whether finished tiers are compressed beside the next tier's solve wherever the memory
+/// plan holds both (`BAWO_COMPRESS_BESIDE=1`) or never (`=0`), whatever the cores say: tests
+/// compare the files of both ways, and a benchmark times both with one build.
+pub fn compress_beside() -> Option<bool> {
+    static V: OnceLock<Option<bool>> = OnceLock::new();
+    *V.get_or_init(|| std::env::var("BAWO_COMPRESS_BESIDE").ok().map(|v| v != "0"))
 }
 
 static CHECKPOINTS: AtomicU64 = AtomicU64::new(0);

@@ -14,11 +14,12 @@ use std::process::{Command, Output, Stdio};
 pub const BIN: &str = env!("CARGO_BIN_EXE_bawo");
 
 /// Environment variables that inject faults (see `bawo::store::fault`).
-const FAULT_SWITCHES: [&str; 4] = [
+const FAULT_SWITCHES: [&str; 5] = [
     "BAWO_ABORT_AFTER_CHECKPOINTS",
     "BAWO_FAIL_WRITES_AFTER",
     "BAWO_MESSAGE_BUDGET",
     "BAWO_FREE_DISK",
+    "BAWO_COMPRESS_BESIDE",
 ];
 
 fn command<S: AsRef<OsStr>>(args: &[S], env: &[(&str, String)]) -> Command {
