@@ -98,7 +98,12 @@ const RESIDENT_SHARE: u64 = 4;
 /// per edge). The larger of the two.
 fn per_position(edges: f64, source: f64) -> f64 {
     let e = edges.max(0.25);
-    (4.0 + (8.0 + source) * e).max(16.0 + (4.0 + source) * e)
+    (4.0 + (8.0 + source) * e).max(attractor_per_position(edges, source))
+}
+
+/// Bytes per position of a range the attractor works on (see [`per_position`]).
+fn attractor_per_position(edges: f64, source: f64) -> f64 {
+    16.0 + (4.0 + source) * edges.max(0.25)
 }
 
 /// The largest range a tier's indices allow: messages' 30-bit offsets, `u32` predecessor
@@ -131,6 +136,10 @@ pub struct TierPlan {
     /// pass needs no range window out of core, nor level messages, and lower tiers are
     /// freed before the phases that do ([`super::pass_tables`]).
     pub pass_share: u64,
+    /// Bytes of cells the attractor may hold in memory from level to level
+    /// ([`super::held`]): out of core, what the budget leaves beside the fixed overhead, the
+    /// lower tiers' share, the level messages and the range being worked on.
+    pub attractor_cells: u64,
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
@@ -225,6 +234,16 @@ impl MemoryPlan {
             } else {
                 0
             };
+            // The range worked on beside the held cells: its cells once (a checkpointed slot
+            // is copied by the kernel, not through memory), the rest as the plan counts it.
+            let source = if t.wide { 8.0 } else { 4.0 };
+            let working = (attractor_per_position(t.edges_per_position, source) - 4.0)
+                * (1u64 << bits) as f64;
+            let attractor_cells = if ranges == 1 {
+                0
+            } else {
+                budget.saturating_sub(fixed + working as u64)
+            };
             planned.push(TierPlan {
                 tier: t.tier,
                 states: t.states,
@@ -232,6 +251,7 @@ impl MemoryPlan {
                 ranges,
                 wide: t.wide,
                 pass_share: budget.saturating_sub(FIXED_OVERHEAD + held),
+                attractor_cells,
             });
             lower += 2 * t.states;
         }
@@ -423,12 +443,23 @@ mod tests {
         // Out of core the successor pass needs no range window: lower tiers may take the
         // rest of the budget for it.
         assert_eq!(t.pass_share, (1 << 30) - FIXED_OVERHEAD);
+        // The attractor holds cells in what its range and the shares leave (the run keeps
+        // its lower tier of 256 MiB, and its anchored bits, in memory).
+        let working = (12.0 + 8.0 * 1.5) * (1u64 << t.range_bits) as f64;
+        let shares = FIXED_OVERHEAD + (256 << 20) + (16 << 20) + p.messages;
+        assert_eq!(
+            t.attractor_cells,
+            (1u64 << 30) - shares - working as u64,
+            "{t:?}"
+        );
+        assert!(t.attractor_cells > 0);
         // A small tier in a large budget is one range, whose logs stay in memory during the
         // pass beside the lower tiers.
         let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
         assert_eq!(p.tiers[0].ranges, 1);
         let window = (per * 1000.0) as u64;
         assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
+        assert_eq!(p.tiers[0].attractor_cells, 0);
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
     }
 

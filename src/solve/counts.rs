@@ -98,6 +98,8 @@ pub struct TierTimings {
     pub peak_work_disk: u64,
     /// Lower tiers held in memory during the successor pass.
     pub lower: CopySummary,
+    /// Ranges whose cells the attractor held in memory (out of core, [`super::held`]).
+    pub held_ranges: u64,
 }
 
 /// How much of the lower tiers one pass holds in memory.
