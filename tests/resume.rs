@@ -417,6 +417,40 @@ fn interrupted_at_every_checkpoint_with_draws() {
 }
 
 #[test]
+fn interrupted_at_every_checkpoint_with_some_cells_held() {
+    // Out of core the attractor holds the cells of the ranges its share holds in memory and
+    // maps the others' files; here 1 KiB: one of the two ranges of 256 of the largest tiers.
+    // Interrupted at every checkpoint, resumed with the same share or with every range held
+    // or none, the tables are those of a run that held every range.
+    let inst = N1_DRAWS;
+    let root = scratch();
+    let clean = solve_clean(inst, root.path());
+    let some = [("BAWO_HELD_CELLS", "1024".to_string())];
+    let dir = root.path().join("uninterrupted");
+    assert_ok(&bawo_env(&inst.solve(&dir), &some), "one range held");
+    assert_same_solve(&clean, &dir, "one range held");
+    let mut attractor = 0;
+    for k in 1.. {
+        let dir = root.path().join(format!("k{k}"));
+        if !aborted_with(&inst.solve(&dir), k, &some) {
+            break;
+        }
+        attractor += u64::from(phase_of(&dir) == "attractor");
+        let held = ["1024", "0", "1000000"][k as usize % 3].to_string();
+        let out = bawo_env(&inst.resume(&dir), &[("BAWO_HELD_CELLS", held.clone())]);
+        let what = format!("interrupted at checkpoint {k}, resumed holding {held} bytes");
+        assert_ok(&out, &what);
+        assert_same_solve(&clean, &dir, &what);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(k < 5000, "the run never finishes");
+    }
+    assert!(
+        attractor > 5,
+        "only {attractor} interruptions in the attractor"
+    );
+}
+
+#[test]
 fn interrupted_again_and_again_with_draws() {
     // Every resume is interrupted after two more checkpoints until the run finishes.
     let inst = N2_DRAWS;

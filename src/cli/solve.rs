@@ -211,7 +211,7 @@ fn refuse_dangling_link(dir: &std::path::Path, flag: &str) -> Result<()> {
 fn print_timings(report: &SolveReport) {
     for (tier, t) in &report.timings {
         errln!(
-            "tier {tier:>3}: successors {:.3}s  predecessors {:.3}s  attractor {:.3}s ({} levels)  finish {:.3}s  compress {:.3}s ({})  edges {}  ranges {}  lower in memory {} of {} (taking {}; {:.0}% of lookups)",
+            "tier {tier:>3}: successors {:.3}s  predecessors {:.3}s  attractor {:.3}s ({} levels)  finish {:.3}s  compress {:.3}s ({})  edges {}  ranges {} (cells of {} held)  lower in memory {} of {} (taking {}; {:.0}% of lookups)",
             t.successors.as_secs_f64(),
             t.predecessors.as_secs_f64(),
             t.attractor.as_secs_f64(),
@@ -225,6 +225,7 @@ fn print_timings(report: &SolveReport) {
             },
             t.in_tier_edges,
             t.ranges,
+            t.held_ranges,
             bawo::units::human_bytes(t.lower.in_memory),
             bawo::units::human_bytes(t.lower.lower_bytes),
             bawo::units::human_bytes(t.lower.held),

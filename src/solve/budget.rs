@@ -98,7 +98,12 @@ const RESIDENT_SHARE: u64 = 4;
 /// per edge). The larger of the two.
 fn per_position(edges: f64, source: f64) -> f64 {
     let e = edges.max(0.25);
-    (4.0 + (8.0 + source) * e).max(16.0 + (4.0 + source) * e)
+    (4.0 + (8.0 + source) * e).max(attractor_per_position(edges, source))
+}
+
+/// Bytes per position of a range the attractor works on (see [`per_position`]).
+fn attractor_per_position(edges: f64, source: f64) -> f64 {
+    16.0 + (4.0 + source) * edges.max(0.25)
 }
 
 /// The largest range a tier's indices allow: messages' 30-bit offsets, `u32` predecessor
@@ -136,6 +141,11 @@ pub struct TierPlan {
     /// buffers ([`compression_bytes`]) fit beside this tier's busiest phase. Where they do
     /// not, the tier below is compressed before this one starts, as the last tier always is.
     pub compress_beside: bool,
+    /// Bytes of cells the attractor may hold in memory from level to level
+    /// ([`super::held`]): out of core, what the budget leaves beside the fixed overhead, the
+    /// lower tiers' share, the level messages, the range being worked on and the worker
+    /// compressing the tier below where it may run meanwhile.
+    pub attractor_cells: u64,
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
@@ -237,6 +247,19 @@ impl MemoryPlan {
             let busiest = fixed as f64 + per * (1u64 << bits.min(need_bits)) as f64;
             let beside = compression_bytes(1);
             let compress_beside = !planned.is_empty() && busiest + beside as f64 <= budget as f64;
+            // The range worked on beside the held cells: its cells once (a checkpointed slot
+            // is copied by the kernel, not through memory), the rest as the plan counts it; and
+            // the worker compressing the tier below, which may still run during the attractor.
+            let source = if t.wide { 8.0 } else { 4.0 };
+            let working = (attractor_per_position(t.edges_per_position, source) - 4.0)
+                * (1u64 << bits) as f64;
+            let attractor_cells = if ranges == 1 {
+                0
+            } else {
+                budget.saturating_sub(
+                    fixed + working as u64 + if compress_beside { beside } else { 0 },
+                )
+            };
             planned.push(TierPlan {
                 tier: t.tier,
                 states: t.states,
@@ -247,6 +270,7 @@ impl MemoryPlan {
                     FIXED_OVERHEAD + held + if compress_beside { beside } else { 0 },
                 ),
                 compress_beside,
+                attractor_cells,
             });
             lower += 2 * t.states;
         }
@@ -442,12 +466,23 @@ mod tests {
             t.pass_share,
             (1 << 30) - FIXED_OVERHEAD - compression_bytes(1)
         );
+        // The attractor holds cells in what its range, the shares and that worker leave (the
+        // run keeps its lower tier of 256 MiB, and its anchored bits, in memory).
+        let working = (12.0 + 8.0 * 1.5) * (1u64 << t.range_bits) as f64;
+        let shares = FIXED_OVERHEAD + (256 << 20) + (16 << 20) + p.messages;
+        assert_eq!(
+            t.attractor_cells,
+            (1u64 << 30) - shares - working as u64 - compression_bytes(1),
+            "{t:?}"
+        );
+        assert!(t.attractor_cells > 0);
         // A small tier in a large budget is one range, whose logs stay in memory during the
         // pass beside the lower tiers.
         let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
         assert_eq!(p.tiers[0].ranges, 1);
         let window = (per * 1000.0) as u64;
         assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
+        assert_eq!(p.tiers[0].attractor_cells, 0);
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
     }
 

@@ -103,6 +103,8 @@ pub struct TierTimings {
     /// The tier was compressed on a thread of its own beside the next tier's solve (else
     /// before the next tier started).
     pub compressed_beside: bool,
+    /// Ranges whose cells the attractor held in memory (out of core, [`super::held`]).
+    pub held_ranges: u64,
 }
 
 /// How much of the lower tiers one pass holds in memory.

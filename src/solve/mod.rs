@@ -9,10 +9,12 @@
 //! | [`huge`]      | large vectors in huge pages where the kernel gives them               |
 //! | [`pass`]      | the successor pass over a block of positions                          |
 //! | [`attractor`] | level-ordered WIN/LOSS propagation; what stays open is a draw          |
+//! | [`held`]      | out of core, cells the attractor holds in memory from level to level  |
 //! | [`messages`]  | one level's messages per range, spilled to disk beyond the budget     |
 //! | [`budget`]    | the memory budget and the run's plan: ranges, messages, lower tiers   |
 //! | [`tier`]      | one tier end to end in checkpointed phases                            |
 //! | [`restore`]   | finished tiers brought back when a run resumes or is extended          |
+//! | [`slots`]     | a tier's checkpoints: logs and cell slots committed, the rest let go  |
 //! | [`resume`]    | reopening a tier from its checkpoint, every file checked              |
 //! | [`work`]      | names of a tier's work files, as types                                |
 //! | [`owned`]     | what a run created (its ledger), the only files `--force` deletes      |
@@ -45,6 +47,7 @@ pub mod edgelog;
 pub mod estimate;
 pub mod flags;
 pub mod graph;
+pub mod held;
 pub mod huge;
 pub mod messages;
 pub mod owned;
@@ -58,6 +61,7 @@ pub mod resume;
 pub mod run;
 pub mod sample;
 pub mod sink;
+pub mod slots;
 pub mod space;
 pub mod tables;
 pub mod tier;

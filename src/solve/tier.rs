@@ -22,13 +22,12 @@
 //! levels, each range's other cell slot, and after the attractor the predecessor files).
 
 use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::attractor::{apply, cells_of, emit};
+use super::attractor::{apply, emit};
 use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
@@ -36,6 +35,7 @@ use super::counts::{TierCounts, TierTimings};
 use super::edgelog;
 use super::flags::{flags_path_beside, FlagWriter};
 use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
+use super::held::{cells_view, HeldCells};
 use super::messages::Messages;
 use super::pass::pass_block;
 use super::pass_tables::PassTables;
@@ -44,7 +44,7 @@ use super::work::{LogName, Slot, WorkFile};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
-use crate::store::bytes::{as_u32, file_checksum, map_mut, map_ro, u32_bytes};
+use crate::store::bytes::{as_u32, map_ro, u32_bytes};
 use crate::store::table;
 use crate::store::Checksum;
 use memmap2::MmapMut;
@@ -124,7 +124,9 @@ pub fn solve_tier<G: Game>(
         job.timings.predecessors = t.elapsed();
     }
     let t = Instant::now();
-    job.attract(ckpt, progress)?;
+    let held_bytes = crate::store::fault::held_cells()
+        .unwrap_or_else(|| opts.plan.tier(tier).map_or(0, |t| t.attractor_cells));
+    job.attract(held_bytes, ckpt, progress)?;
     job.timings.attractor = t.elapsed();
     let t = Instant::now();
     progress.phase("finish", job.ranges as u64, 0);
@@ -161,6 +163,9 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) unsynced_preds: Vec<usize>,
     /// One range: logs and predecessor lists stay in memory until a checkpoint needs them.
     pub(super) resident: bool,
+    /// Out of core, the cells the attractor held in memory ([`super::held`]), kept for the
+    /// table.
+    pub(super) held: HeldCells,
     /// Predecessor lists held in memory (resident tiers), with whether this run has written
     /// them to their file yet (a checkpoint writes them; a stale file of a killed run is not
     /// theirs).
@@ -258,96 +263,11 @@ impl<'g, G: Game> Job<'g, G> {
             unsynced_preds: Vec::new(),
             resident: ranges == 1,
             preds_mem: (0..ranges).map(|_| None).collect(),
+            held: HeldCells::default(),
             message_budget,
             timings: TierTimings::default(),
             consumed: Vec::new(),
         }
-    }
-
-    /// Commits every log and cell slot and saves the manifest.
-    fn checkpoint(&mut self, ckpt: &mut Checkpoints<'_>) -> Result<()> {
-        let mut logs = BTreeMap::new();
-        if self.st.phase == Phase::Successors {
-            for (r, log) in self.cell_logs.iter().enumerate() {
-                if let Some(log) = log {
-                    logs.insert(LogName::Cells(r), log.commit()?);
-                }
-            }
-        }
-        // Edge logs of ranges whose predecessor lists are built are not needed by this
-        // checkpoint: they are deleted once it is saved.
-        let needed_edges = match self.st.phase {
-            Phase::Successors => 0,
-            Phase::Predecessors => self.st.next as usize,
-            Phase::Attractor => self.edge_logs.len(),
-        };
-        for (r, log) in self.edge_logs.iter().enumerate().skip(needed_edges) {
-            logs.insert(LogName::Edges(r), log.commit()?);
-        }
-        for (&(l, r), log) in &self.due {
-            logs.insert(LogName::Due { level: l, range: r }, log.commit()?);
-        }
-        self.st.logs = logs;
-        for r in 0..self.ranges {
-            let path = self.path(WorkFile::Preds(r));
-            if let Some((p, written)) = &mut self.preds_mem[r] {
-                if !*written {
-                    let sum = p.write(&path)?;
-                    if let Some(s) = self.st.preds.get_mut(r) {
-                        *s = sum;
-                    }
-                    *written = true;
-                    self.unsynced_preds.push(r);
-                }
-            }
-        }
-        for r in std::mem::take(&mut self.unsynced_preds) {
-            let path = self.path(WorkFile::Preds(r));
-            let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
-            f.sync_all().map_err(|e| Error::io(&path, e))?;
-        }
-        if self.st.phase >= Phase::Predecessors {
-            for r in 0..self.ranges {
-                if self.dirty[r] {
-                    let path = self.cells_path(r);
-                    let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
-                    f.sync_all().map_err(|e| Error::io(&path, e))?;
-                    self.st.slots[r] = SlotRecord {
-                        slot: self.slot[r],
-                        checksum: file_checksum(&path)?,
-                    };
-                    self.dirty[r] = false;
-                }
-            }
-            crate::store::sync_dir(&self.st.work)?;
-        }
-        self.pinned.iter_mut().for_each(|p| *p = true);
-        ckpt.save(Some(self.st.clone()))?;
-        // What the saved checkpoint no longer names, and no earlier one will be resumed from.
-        // (Deleting a log twice is harmless: its file is gone, its handle holds nothing.)
-        for log in self.edge_logs.iter().take(needed_edges) {
-            log.discard()?;
-        }
-        // A range's other cell slot is named by no checkpoint now (the next change copies
-        // into it afresh).
-        if self.st.phase >= Phase::Predecessors {
-            for r in 0..self.ranges {
-                let other = self.path(WorkFile::Cells {
-                    range: r,
-                    slot: self.slot[r].other(),
-                });
-                self.consumed.push(other);
-            }
-        }
-        for path in std::mem::take(&mut self.consumed) {
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::io(&path, e))
-                }
-                _ => {}
-            }
-        }
-        Ok(())
     }
 
     /// Notes the disk the work files take now (plus `extra` bytes of the tier's other files)
@@ -517,19 +437,6 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(())
     }
 
-    /// Copies a checkpointed slot before its first change.
-    fn unpin(&mut self, r: usize) -> Result<()> {
-        if self.pinned[r] {
-            let from = self.cells_path(r);
-            self.slot[r] = self.slot[r].other();
-            let to = self.cells_path(r);
-            std::fs::copy(&from, &to).map_err(|e| Error::io(&to, e))?;
-            self.pinned[r] = false;
-        }
-        self.dirty[r] = true;
-        Ok(())
-    }
-
     /// Calls `f` with the positions of range `r` due at `level` (offsets in the range), read
     /// in place from their log.
     fn with_due<R>(&self, level: u32, r: usize, f: impl FnOnce(&[u32]) -> R) -> Result<R> {
@@ -543,7 +450,14 @@ impl<'g, G: Game> Job<'g, G> {
         self.due.range((from, 0)..).any(|(_, log)| !log.is_empty())
     }
 
-    fn attract(&mut self, ckpt: &mut Checkpoints<'_>, progress: &dyn TierProgress) -> Result<()> {
+    /// The attractor; out of core the cells of as many ranges as `held_bytes` holds stay in
+    /// memory from level to level ([`super::held`]).
+    fn attract(
+        &mut self,
+        held_bytes: u64,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<()> {
         let mut level = self.st.next as u32;
         progress.phase("attractor", 0, 0);
         let mut decided: u64 = 0;
@@ -552,6 +466,13 @@ impl<'g, G: Game> Job<'g, G> {
         // at every level would fault every page in again. Out of core a range is mapped only
         // while it is worked on.
         let mut kept: Option<(PathBuf, MmapMut)> = None;
+        let mut held = if self.resident || !self.levels_left(level) {
+            std::mem::take(&mut self.held)
+        } else {
+            let files = (0..self.ranges).map(|r| (self.cells_path(r), self.range_len(r)));
+            HeldCells::load(files, held_bytes)?
+        };
+        self.timings.held_ranges = held.count() as u64;
         while self.levels_left(level) {
             // Step 1: messages from the positions due at this level, range by range.
             let mut msgs = Messages::new(self.ranges, self.message_budget, &self.st.work);
@@ -563,9 +484,7 @@ impl<'g, G: Game> Job<'g, G> {
                         return Ok(None);
                     }
                     decided += due.len() as u64;
-                    let cells_map = cells_map(&mut kept, &cells_path)?;
-                    // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
-                    let cells = unsafe { cells_of(cells_map) };
+                    let cells = cells_view(&mut held, &mut kept, r, &cells_path)?;
                     let preds_map;
                     let preds = match &self.preds_mem[r] {
                         Some((p, _)) => p.view(),
@@ -600,10 +519,13 @@ impl<'g, G: Game> Job<'g, G> {
                 if m.is_empty() {
                     continue;
                 }
-                self.unpin(r)?;
-                let cells_map = cells_map(&mut kept, &self.cells_path(r))?;
-                // SAFETY: as above.
-                let cells = unsafe { cells_of(cells_map) };
+                if held.holds(r) {
+                    // Held cells are never the checkpointed slot: no copy before changing.
+                    self.dirty[r] = true;
+                } else {
+                    self.unpin(r)?;
+                }
+                let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r))?;
                 let newly = apply(cells, &m, level)
                     .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
                 if !self.resident {
@@ -632,13 +554,18 @@ impl<'g, G: Game> Job<'g, G> {
                 ckpt.attractor_due()
             };
             if due {
+                self.write_held(&mut held)?;
                 self.checkpoint(ckpt)?;
             }
         }
         self.timings.levels = level;
-        // Out of core, one more checkpoint that names no predecessor file lets them go
-        // before the table is written beside the cells.
-        if !self.resident && !self.st.preds.is_empty() {
+        // Held cells go straight into the table: written to a slot and synced for a last
+        // checkpoint, they would cost their bytes and a wait for the disk. Else, out of core,
+        // one more checkpoint that names no predecessor file lets them go before the table is
+        // written beside the cells.
+        let holds = held.count() > 0;
+        self.held = held;
+        if !self.resident && !self.st.preds.is_empty() && !holds {
             self.st.preds.clear();
             self.checkpoint(ckpt)?;
             for r in 0..self.ranges {
@@ -674,9 +601,15 @@ impl<'g, G: Game> Job<'g, G> {
             |put| {
                 for r in 0..self.ranges {
                     let path = self.cells_path(r);
-                    let map =
-                        map_ro(&path)?.ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
-                    let cells = as_u32(&path, &map)?;
+                    let map;
+                    let cells = match self.held.words(r) {
+                        Some(c) => c,
+                        None => {
+                            map = map_ro(&path)?
+                                .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
+                            as_u32(&path, &map)?
+                        }
+                    };
                     let entries: Vec<u16> =
                         cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
                     counts.add(&entries);
@@ -692,15 +625,4 @@ impl<'g, G: Game> Job<'g, G> {
         self.note_disk(table);
         Ok((counts, header, bytes))
     }
-}
-
-/// The cells file at `path`, mapped for writing: the map in `kept` when it is of that file,
-/// else a new one, which `kept` holds from then on (the map of another file goes first, so
-/// that at most one cells file is mapped at a time).
-fn cells_map<'k>(kept: &'k mut Option<(PathBuf, MmapMut)>, path: &Path) -> Result<&'k mut MmapMut> {
-    if kept.as_ref().is_none_or(|(p, _)| p != path) {
-        *kept = None;
-        *kept = Some((path.to_path_buf(), map_mut(path)?));
-    }
-    Ok(&mut kept.as_mut().expect("mapped above").1)
 }

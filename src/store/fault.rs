@@ -5,6 +5,7 @@
 //! | `BAWO_ABORT_AFTER_CHECKPOINTS=k` | the process aborts right after its k-th checkpoint write  |
 //! | `BAWO_FAIL_WRITES_AFTER=bytes`   | work-file writes fail with "no space left" past that many bytes |
 //! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
+//! | `BAWO_HELD_CELLS=bytes`          | an out-of-core attractor holds that many bytes of cells in memory, whatever `--mem` allows |
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 64-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
 //! | `BAWO_COMPRESS_BESIDE=1` or `0`  | finished tiers are compressed beside the next tier's solve wherever the memory plan holds both, or never (by default: where the solver's threads leave a core) |
@@ -37,6 +38,13 @@ fn fail_writes_after() -> Option<u64> {
 pub fn message_budget() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     *V.get_or_init(|| env_u64("BAWO_MESSAGE_BUDGET"))
+}
+
+/// The bytes of cells an out-of-core attractor holds in memory, if a test sets it (so that
+/// some ranges are held and others not in a tier small enough for a test).
+pub fn held_cells() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_HELD_CELLS"))
 }
 
 /// The tier size above which a solve takes the wide (64-bit source) path, if a test sets it
