@@ -496,12 +496,8 @@ pub fn solve_with<G: Game>(
             let mut below_bytes = 0;
             if let Some(p) = pending.take() {
                 let tw = Instant::now();
-                let below = p.tier;
-                let (bdb, took) = p.join()?;
+                below_bytes = join_beside(p, ckpt.manifest, &mut report, &mut owned)?;
                 report.compress += tw.elapsed();
-                report.compress_beside += took;
-                below_bytes = bdb.bytes;
-                record_beside(ckpt.manifest, &mut report, below, bdb, took, &mut owned)?;
             }
             // Tiers a killed run left without their compressed files, now that the resumed
             // tier has passed its checks: recorded with this tier's record.
@@ -597,10 +593,7 @@ pub fn solve_with<G: Game>(
         // Never left over where the last tier was solved by this run (it is compressed at
         // once), but a finished run records every tier with its file.
         if let Some(p) = pending.take() {
-            let below = p.tier;
-            let (bdb, took) = p.join()?;
-            report.compress_beside += took;
-            record_beside(ckpt.manifest, &mut report, below, bdb, took, &mut owned)?;
+            join_beside(p, ckpt.manifest, &mut report, &mut owned)?;
         }
         report.compress += compress_missing(
             sink,
@@ -657,17 +650,20 @@ fn check_disk(shapes: &[TierShape], plan: &MemoryPlan, cfg: &SolveConfig) -> Res
     super::space::check(need, &cfg.out, &work)
 }
 
-/// Records the compressed file of `tier`, written beside the next tier's solve, in its
+/// Waits for the tier compressed beside the next tier's solve and records its file in its
 /// manifest record (saved with the next tier's), in the ledger, and in the tier's report:
-/// its time, and its bytes, which the process wrote while the next tier was solved.
-fn record_beside(
+/// its time, and its bytes, which the process wrote while the next tier was solved. Returns
+/// those bytes.
+fn join_beside(
+    pending: Background<'_>,
     manifest: &mut Manifest,
     report: &mut SolveReport,
-    tier: Tier,
-    bdb: crate::store::manifest::FileRecord,
-    took: Duration,
     owned: &mut Owned<'_>,
-) -> Result<()> {
+) -> Result<u64> {
+    let tier = pending.tier;
+    let (bdb, took) = pending.join()?;
+    report.compress_beside += took;
+    let bytes = bdb.bytes;
     owned.file(&bdb.file)?;
     if let Some((_, t)) = report.timings.iter_mut().find(|(t, _)| *t == tier) {
         t.compress = took;
@@ -684,5 +680,5 @@ fn record_beside(
         .find(|r| r.tier == tier)
         .ok_or_else(|| Error::Internal(format!("tier {tier} compressed but not recorded")))?;
     rec.bdb = Some(bdb);
-    Ok(())
+    Ok(bytes)
 }
