@@ -7,10 +7,10 @@
 
 mod common;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::cli::{assert_fails, assert_ok, bawo_env, text};
+use common::run_dir::{self, final_files, manifest};
 use serde_json::Value as Json;
 
 /// 25,740 positions in 9 tiers (0 to 8 seeds), one range per tier.
@@ -27,19 +27,7 @@ const GAME: &[&str] = &[
 const LAST_TIER: u32 = 8;
 
 fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(d) = tempfile::Builder::new()
-            .prefix("bawo-beside-")
-            .tempdir_in(shm)
-        {
-            return d;
-        }
-    }
-    tempfile::Builder::new()
-        .prefix("bawo-beside-")
-        .tempdir()
-        .unwrap()
+    run_dir::scratch("bawo-beside-")
 }
 
 fn solve_args(dir: &Path, extra: &[&str]) -> Vec<String> {
@@ -82,27 +70,10 @@ fn run_beside(args: &[String]) -> std::process::Output {
     bawo_env(args, &[beside()])
 }
 
-fn manifest(dir: &Path) -> Json {
-    serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap()
-}
-
-/// Every `.tbl` and `.bdb` file of a run directory, by name.
-fn tier_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".tbl") || n.ends_with(".bdb"))
-        .map(|n| {
-            let bytes = std::fs::read(dir.join(&n)).unwrap();
-            (n, bytes)
-        })
-        .collect()
-}
-
 /// The run in `dir` is complete and its files and tier records are those of `clean`.
 #[track_caller]
 fn assert_same(clean: &Path, dir: &Path, what: &str) {
-    let (want, got) = (tier_files(clean), tier_files(dir));
+    let (want, got) = (final_files(clean), final_files(dir));
     assert_eq!(
         want.keys().collect::<Vec<_>>(),
         got.keys().collect::<Vec<_>>(),

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::cli::{assert_fails, assert_ok, bawo, bawo_env, text};
+use common::run_dir::{self, final_files, manifest};
 use serde_json::Value as Json;
 
 // ---------------------------------------------------------------------------------------------
@@ -189,37 +190,7 @@ fn aborted_with(args: &[String], k: u64, env: &[(&str, String)]) -> bool {
 
 /// A scratch directory, in memory where possible (see the module notes).
 fn scratch() -> tempfile::TempDir {
-    let shm = Path::new("/dev/shm");
-    if shm.is_dir() {
-        if let Ok(d) = tempfile::Builder::new()
-            .prefix("bawo-resume-")
-            .tempdir_in(shm)
-        {
-            return d;
-        }
-    }
-    tempfile::Builder::new()
-        .prefix("bawo-resume-")
-        .tempdir()
-        .unwrap()
-}
-
-fn manifest(dir: &Path) -> Json {
-    let bytes = std::fs::read(dir.join("manifest.json")).expect("manifest.json");
-    serde_json::from_slice(&bytes).expect("manifest is JSON")
-}
-
-/// The finished tables (`.tbl` and `.bdb`) of a run directory, by name.
-fn final_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.ends_with(".tbl") || n.ends_with(".bdb"))
-        .map(|n| {
-            let bytes = std::fs::read(dir.join(&n)).unwrap();
-            (n, bytes)
-        })
-        .collect()
+    run_dir::scratch("bawo-resume-")
 }
 
 fn listing(dir: &Path) -> Vec<String> {

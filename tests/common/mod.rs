@@ -13,6 +13,7 @@ pub mod bawo_oracle;
 pub mod cli;
 pub mod compare;
 pub mod kigogo_oracle;
+pub mod run_dir;
 
 use std::collections::HashMap;
 use std::hash::Hash;
