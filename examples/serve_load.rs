@@ -12,14 +12,20 @@
 //! the timed burst starts. Prints one JSON line: counts, errors, latency percentiles in
 //! milliseconds, and `send_spread_ms`, how long this one thread took to send every client's
 //! first timed request (responses are read only after that, so it is a floor under the
-//! latencies of a burst). Only loopback addresses are accepted, every socket has a
-//! 30-second timeout, and at most 100,000 requests are sent.
+//! latencies of a burst). `arrival_*_ms` count instead to the kernel's arrival stamp of each
+//! response's last bytes (`SO_TIMESTAMPNS`): when the server's answer reached this machine's
+//! socket, before this one thread, still busy sending, got round to reading it. `p*_ms` are
+//! what the client saw, `arrival_*` what the server delivered. Only loopback addresses are
+//! accepted, every socket has a 30-second timeout, and at most 100,000 requests are sent.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::os::fd::AsRawFd;
+
+use tokio::io::Interest;
 use tokio::net::TcpStream;
 use tokio::sync::Barrier;
 
@@ -140,19 +146,92 @@ impl ReadBuf {
     }
 }
 
-/// Sends one rendered request on `s` and reads its whole response; the status code.
-async fn request(s: &TcpStream, req: &[u8], rb: &mut ReadBuf) -> std::io::Result<u16> {
+/// The wall-clock time now, in nanoseconds since the epoch: the clock the kernel stamps
+/// received data with (`SO_TIMESTAMPNS`), so a send time and a receive stamp compare.
+fn realtime_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// Asks the kernel to stamp the data it queues on `s` with the time it arrived.
+fn stamp_arrivals(s: &TcpStream) -> std::io::Result<()> {
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket descriptor and an int option of the right size.
+    let rc = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_TIMESTAMPNS,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// One non-blocking read into `buf`: the bytes read and the kernel's arrival stamp of the
+/// data (nanoseconds since the epoch), where it gave one.
+fn read_stamped(s: &TcpStream, buf: &mut [u8]) -> std::io::Result<(usize, Option<i128>)> {
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    // Room for one control message carrying a timespec, aligned for cmsghdr.
+    let mut control = [0u64; 8];
+    // SAFETY: msghdr is plain data; every pointer set below outlives the call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    // SAFETY: a valid socket descriptor and a msghdr whose buffers are live and sized.
+    let n = unsafe { libc::recvmsg(s.as_raw_fd(), &mut msg, libc::MSG_DONTWAIT) };
+    if n < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let mut stamp = None;
+    // SAFETY: the CMSG macros walk the control buffer the kernel filled, within msg_controllen.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_TIMESTAMPNS {
+                let ts = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast::<libc::timespec>());
+                stamp = Some(ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128);
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    Ok((n as usize, stamp))
+}
+
+/// What one request measured: its status, and when its response's last bytes reached this
+/// machine's socket by the kernel's stamp (before this one thread got round to reading them).
+struct Answer {
+    status: u16,
+    arrived_ns: Option<i128>,
+}
+
+/// Sends one rendered request on `s` and reads its whole response.
+async fn request(s: &TcpStream, req: &[u8], rb: &mut ReadBuf) -> std::io::Result<Answer> {
     write_all(s, req).await?;
     rb.response.clear();
+    let mut arrived_ns = None;
     loop {
         if let Some((status, _)) = complete_response(&rb.response) {
-            return Ok(status);
+            return Ok(Answer { status, arrived_ns });
         }
-        s.readable().await?;
-        match s.try_read(&mut rb.chunk) {
-            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            Ok(n) => rb.response.extend_from_slice(&rb.chunk[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        match s.try_io(Interest::READABLE, || read_stamped(s, &mut rb.chunk)) {
+            Ok((0, _)) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok((n, stamp)) => {
+                rb.response.extend_from_slice(&rb.chunk[..n]);
+                arrived_ns = stamp.or(arrived_ns);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => s.readable().await?,
             Err(e) => return Err(e),
         }
     }
@@ -164,6 +243,7 @@ async fn connect(addr: SocketAddr) -> std::io::Result<TcpStream> {
         .await
         .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))??;
     s.set_nodelay(true)?;
+    stamp_arrivals(&s)?;
     Ok(s)
 }
 
@@ -173,6 +253,8 @@ struct ClientRun {
     first_sent: Option<Instant>,
     connect_ms: f64,
     latencies_ms: Vec<f64>,
+    /// From the first byte sent to the kernel's arrival stamp of the response's last bytes.
+    arrival_ms: Vec<f64>,
     errors: usize,
 }
 
@@ -190,7 +272,7 @@ async fn client(addr: SocketAddr, targets: Vec<String>, start: Arc<Barrier>) -> 
     if let (Some(s), Some(first)) = (&conn, requests.first()) {
         if !matches!(
             tokio::time::timeout(LIMIT, request(s, first, &mut buf)).await,
-            Ok(Ok(200))
+            Ok(Ok(Answer { status: 200, .. }))
         ) {
             conn = None;
         }
@@ -201,10 +283,12 @@ async fn client(addr: SocketAddr, targets: Vec<String>, start: Arc<Barrier>) -> 
         first_sent: None,
         connect_ms,
         latencies_ms: Vec::with_capacity(targets.len()),
+        arrival_ms: Vec::with_capacity(targets.len()),
         errors: 0,
     };
     for req in &requests {
         let t0 = Instant::now();
+        let sent_ns = realtime_ns();
         run.first_sent.get_or_insert(t0);
         if conn.is_none() {
             conn = connect(addr).await.ok();
@@ -214,7 +298,14 @@ async fn client(addr: SocketAddr, targets: Vec<String>, start: Arc<Barrier>) -> 
             None => Ok(Err(std::io::ErrorKind::NotConnected.into())),
         };
         run.latencies_ms.push(t0.elapsed().as_secs_f64() * 1e3);
-        if !matches!(status, Ok(Ok(200))) {
+        if let Ok(Ok(Answer {
+            arrived_ns: Some(at),
+            ..
+        })) = &status
+        {
+            run.arrival_ms.push((at - sent_ns) as f64 / 1e6);
+        }
+        if !matches!(status, Ok(Ok(Answer { status: 200, .. }))) {
             run.errors += 1;
             conn = None;
         }
@@ -261,6 +352,10 @@ fn main() {
         .iter()
         .flat_map(|r| r.latencies_ms.iter().copied())
         .collect();
+    let mut arrival: Vec<f64> = runs
+        .iter()
+        .flat_map(|r| r.arrival_ms.iter().copied())
+        .collect();
     let mut connect: Vec<f64> = runs.iter().map(|r| r.connect_ms).collect();
     let errors: usize = runs.iter().map(|r| r.errors).sum();
     // How long this one thread took to send every client's first request: no response is
@@ -271,15 +366,25 @@ fn main() {
         .max()
         .map_or(0.0, |last| (last - wall_start).as_secs_f64() * 1e3);
     lat.sort_by(f64::total_cmp);
+    arrival.sort_by(f64::total_cmp);
     connect.sort_by(f64::total_cmp);
-    let pct = |v: &[f64], p: f64| v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1];
+    let pct = |v: &[f64], p: f64| {
+        if v.is_empty() {
+            return "null".to_string();
+        }
+        let at = ((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1;
+        format!("{:.2}", v[at])
+    };
     println!(
-        "{{\"requests\":{},\"concurrency\":{},\"errors\":{errors},\"p50_ms\":{:.2},\"p99_ms\":{:.2},\"max_ms\":{:.2},\"connect_p99_ms\":{:.2},\"send_spread_ms\":{send_spread_ms:.2},\"wall_s\":{wall:.3},\"requests_per_s\":{:.0}}}",
+        "{{\"requests\":{},\"concurrency\":{},\"errors\":{errors},\"p50_ms\":{},\"p99_ms\":{},\"max_ms\":{},\"arrival_p50_ms\":{},\"arrival_p99_ms\":{},\"arrival_max_ms\":{},\"connect_p99_ms\":{},\"send_spread_ms\":{send_spread_ms:.2},\"wall_s\":{wall:.3},\"requests_per_s\":{:.0}}}",
         lat.len(),
         a.concurrency,
         pct(&lat, 0.50),
         pct(&lat, 0.99),
         pct(&lat, 1.0),
+        pct(&arrival, 0.50),
+        pct(&arrival, 0.99),
+        pct(&arrival, 1.0),
         pct(&connect, 0.99),
         lat.len() as f64 / wall
     );
