@@ -252,6 +252,9 @@ fn prototype<G: Game>(g: &G, tier: u32, raw: &[u16], a: &MeasureCtxArgs) -> Resu
     }
     let mut order: Vec<(u16, u64)> = freq.into_iter().collect();
     order.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    if order.len() > 256 {
+        return Err(usage("--code codes at most 256 distinct entries per tier"));
+    }
     let rank: HashMap<u16, u8> = order
         .iter()
         .enumerate()

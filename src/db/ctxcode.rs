@@ -10,6 +10,11 @@
 //! mover's or the opponent's pits. Their predictions are mixed in the logistic domain with
 //! weights learnt per node. The models start empty at every block, so blocks decode
 //! independently; nothing depends on other tiers, so no move is generated.
+//!
+//! Not yet a file format: the stretch and squash tables are computed with `f64` `ln` and
+//! `exp`, which a format would have to replace by tables built in integers (or stored), so
+//! that every build decodes every file alike; neighbour offsets beyond `u32` are treated as
+//! outside the block.
 
 use crate::rank::{binomial, Ranker};
 
