@@ -24,6 +24,7 @@ mod args;
 mod check;
 #[cfg(feature = "mpi")]
 mod cluster;
+mod ctxmeasure;
 mod dev;
 mod dry_run;
 mod export;
@@ -84,6 +85,9 @@ pub enum Command {
     /// entries before and after substituting them (compression experiments).
     #[command(hide = true)]
     Measure(dev::MeasureArgs),
+    /// Developer command: adaptive code length of a tier's entries under board contexts.
+    #[command(hide = true)]
+    MeasureCtx(ctxmeasure::MeasureCtxArgs),
 }
 
 /// Runs one command.
@@ -101,5 +105,6 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Pack(a) => dev::run_pack(a),
         Command::BenchPass(a) => dev::run_bench_pass(a),
         Command::Measure(a) => dev::run_measure(a),
+        Command::MeasureCtx(a) => ctxmeasure::run(a),
     }
 }

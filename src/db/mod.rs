@@ -28,6 +28,7 @@ pub mod block;
 pub mod build;
 pub mod cache;
 pub mod coverage;
+pub mod ctxcode;
 pub mod dontcare;
 pub mod encode;
 pub mod export;
