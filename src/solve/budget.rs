@@ -119,6 +119,38 @@ fn index_range_bits(t: &TierShape) -> u32 {
     MAX_RANGE_BITS.min(by_edges).min(by_sources)
 }
 
+/// A tier of several ranges takes ranges no larger than make the attractor's working window
+/// (what it holds of the range it works on, [`attractor_per_position`] less the cells) at most
+/// this share of what the budget leaves the attractor.
+const ATTRACTOR_WINDOW_SHARE: u64 = 8;
+/// Ranges are not cut below this for the attractor's sake (nor below what the budget planned).
+const MIN_ATTRACTOR_BITS: u32 = 20;
+
+/// The range bits of tier `t`, from the `bits` the busiest phase allows, for the attractor.
+///
+/// Out of core the attractor holds the cells of as many ranges as `room` (the budget less the
+/// fixed shares) leaves beside the window of the range it works on ([`super::held`]); the cells
+/// of the others are mapped, and once they pass the kernel's dirty threshold they are written
+/// back at nearly every level. The busiest phase's range makes that window most of `room`
+/// (n = 4, 18 seeds, `--mem 4G`: 2.4 of 3.4 GB, two of eight ranges held), so a tier that
+/// needs several ranges takes smaller ones: halved while its cells are not all held and the
+/// window is more than an [`ATTRACTOR_WINDOW_SHARE`]th of `room`.
+fn attractor_bits(t: &TierShape, bits: u32, room: u64) -> u32 {
+    let source = if t.wide { 8.0 } else { 4.0 };
+    let working = attractor_per_position(t.edges_per_position, source) - 4.0;
+    let cells = 4 * t.states;
+    let mut b = bits;
+    while b > MIN_ATTRACTOR_BITS && t.states > 1u64 << b {
+        let window = working * (1u64 << b) as f64;
+        let all_held = window + cells as f64 <= room as f64;
+        if all_held || window <= (room / ATTRACTOR_WINDOW_SHARE) as f64 {
+            break;
+        }
+        b -= 1;
+    }
+    b
+}
+
 pub use crate::error::MemoryError;
 
 /// How one tier is cut into ranges.
@@ -235,6 +267,12 @@ impl MemoryPlan {
                     hardest = Some((t.tier, t.states, what, mib));
                 }
             }
+            let bits = match range_bits {
+                Some(_) => bits,
+                None => {
+                    attractor_bits(t, bits, budget.saturating_sub(fixed + compression_bytes(1)))
+                }
+            };
             let ranges = t.states.div_ceil(1u64 << bits).max(1);
             let held = if ranges == 1 {
                 (per * t.states as f64) as u64
@@ -527,6 +565,36 @@ mod tests {
             }
         }
         assert!(yes > 0 && no > 0, "beside {yes} times, before {no} times");
+    }
+
+    #[test]
+    fn out_of_core_ranges_are_cut_so_that_the_attractor_holds_most_cells() {
+        // n = 4, 18 seeds under 4 GiB: the busiest phase allows ranges of 2^27 (8 ranges),
+        // whose attractor window left room for the cells of two; ranges of 2^24 leave room
+        // for three quarters of them, the window is at most an eighth of the attractor's room.
+        let shape = |tier, states| TierShape {
+            edges_per_position: 0.78,
+            ..shape(tier, states)
+        };
+        let tiers = [shape(17, 565_722_720), shape(18, 1_037_158_320)];
+        let p = MemoryPlan::new(4 << 30, None, 2, &tiers).unwrap();
+        let t = p.tier(18).unwrap();
+        assert_eq!((t.range_bits, t.ranges), (24, 62));
+        let cells = 4 * t.states;
+        assert!(t.attractor_cells as f64 > 0.7 * cells as f64, "{t:?}");
+        let window = (attractor_per_position(0.78, 4.0) - 4.0) * (1u64 << 24) as f64;
+        assert!(window <= t.attractor_cells as f64 / 7.0);
+        // Not below what the budget itself plans, nor below 2^20 for the attractor's sake.
+        let p = MemoryPlan::new(256 << 20, None, 2, &tiers[..1]).unwrap();
+        assert_eq!(p.tiers[0].range_bits, MIN_ATTRACTOR_BITS);
+        // A tier whose cells all fit beside its range keeps the range the budget allows.
+        let p = MemoryPlan::new(1 << 30, None, 2, &[shape(14, 77_558_760)]).unwrap();
+        let t = p.tiers[0];
+        assert_eq!((t.range_bits, t.ranges), (24, 5));
+        assert!(t.attractor_cells >= 4 * t.states);
+        // An override is kept as given.
+        let p = MemoryPlan::new(4 << 30, Some(27), 2, &tiers).unwrap();
+        assert_eq!(p.tier(18).unwrap().range_bits, 27);
     }
 
     #[test]

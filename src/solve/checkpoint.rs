@@ -76,8 +76,8 @@ pub struct TierState {
 }
 
 /// The format of the work files a checkpoint names: 1 since edge logs are compact pieces
-/// ([`super::edgelog`]).
-pub const WORK_FORMAT: u32 = 1;
+/// ([`super::edgelog`]), 2 since due logs are too ([`super::duelog`]).
+pub const WORK_FORMAT: u32 = 2;
 
 impl crate::store::manifest::Checkpoint for TierState {
     fn work_dir_mut(&mut self) -> &mut PathBuf {

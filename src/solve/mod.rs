@@ -43,6 +43,7 @@ pub mod checkpoint;
 pub mod compress;
 pub mod counts;
 pub mod disk;
+pub mod duelog;
 pub mod edgelog;
 pub mod estimate;
 pub mod flags;

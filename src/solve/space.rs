@@ -20,9 +20,11 @@ const RESIDENT_WORK_BYTES: f64 = 4.0;
 /// Out of core, per position: working cells (4), written once by the successor pass and
 /// again as a range's copy before its first change after a checkpoint.
 const CELL_BYTES: f64 = 4.0;
-/// Due logs: positions queued for the attractor's levels (4 bytes each; most positions are
+/// Due logs: positions queued for the attractor's levels, as sorted varint gaps
+/// ([`super::duelog`]; Bawo `n = 4` under `--mem 512M` wrote 3 bytes per position less than
+/// with 4-byte entries, so about a byte each; two here for sparser ranges. Most positions are
 /// queued once, and the logs of finished levels are deleted as checkpoints pass them).
-const DUE_BYTES: f64 = 4.0;
+const DUE_BYTES: f64 = 2.0;
 /// An in-tier edge in its log ([`super::edgelog`]): a varint of its source's step and its
 /// target's offset (measured: 4.5 bytes on Bawo `n = 4`; the planner's edges per position
 /// carry a margin of a quarter, which covers the rest).

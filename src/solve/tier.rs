@@ -300,9 +300,12 @@ impl<'g, G: Game> Job<'g, G> {
             }
             by_level[l].push(idx & mask);
         }
-        for (level, words) in by_level.iter().enumerate() {
+        let mut piece = Vec::new();
+        for (level, words) in by_level.iter_mut().enumerate() {
             if !words.is_empty() {
-                self.due_log(level as u32, r)?.append(u32_bytes(words))?;
+                piece.clear();
+                super::duelog::encode(words, &mut piece);
+                self.due_log(level as u32, r)?.append(&piece)?;
             }
         }
         Ok(())
@@ -437,13 +440,16 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(())
     }
 
-    /// Calls `f` with the positions of range `r` due at `level` (offsets in the range), read
-    /// in place from their log.
+    /// Calls `f` with the positions of range `r` due at `level` (offsets in the range), decoded
+    /// from their log ([`super::duelog`]).
     fn with_due<R>(&self, level: u32, r: usize, f: impl FnOnce(&[u32]) -> R) -> Result<R> {
         let Some(log) = self.due.get(&(level, r)) else {
             return Ok(f(&[]));
         };
-        log.with_bytes(|bytes| Ok(f(as_u32(log.path(), bytes)?)))?
+        // Decoded whole (4 bytes a position, as the memory plan counts the range's due
+        // positions); the log's pages are let go before `f` runs.
+        let due = log.with_bytes(|bytes| super::duelog::decode(bytes, log.path()))??;
+        Ok(f(&due))
     }
 
     fn levels_left(&self, from: u32) -> bool {
