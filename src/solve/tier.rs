@@ -177,6 +177,72 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) consumed: Vec<PathBuf>,
 }
 
+/// A block whose successors were passed, its cells and due positions not yet logged.
+struct Logged {
+    start: u64,
+    cells: Vec<u32>,
+    due: Vec<(u32, u32)>,
+}
+
+/// The logs a block's cells and due positions go to ([`Job::block_sink`]).
+struct BlockSink<'a> {
+    work: &'a Path,
+    range_bits: u32,
+    resident: bool,
+    cell_logs: &'a mut [Option<AppendLog>],
+    due: &'a mut BTreeMap<(u32, usize), AppendLog>,
+}
+
+impl BlockSink<'_> {
+    /// Appends a passed block's cells to its range's cell log and queues its due positions;
+    /// gives back the cells' buffer for the next block.
+    fn log(&mut self, block: Logged) -> Result<Vec<u32>> {
+        let r = (block.start >> self.range_bits) as usize;
+        if self.cell_logs[r].is_none() {
+            let log = AppendLog::create(&self.work.join(LogName::Cells(r).file().name()))?;
+            self.cell_logs[r] = Some(log);
+        }
+        self.cell_logs[r]
+            .as_ref()
+            .expect("created above")
+            .append(u32_bytes(&block.cells))?;
+        self.queue(r, &block.due)?;
+        Ok(block.cells)
+    }
+
+    fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
+        if !self.due.contains_key(&(level, r)) {
+            let path = self.work.join(WorkFile::Due { level, range: r }.name());
+            let log = AppendLog::create(&path)?;
+            let log = if self.resident { log.hold() } else { log };
+            self.due.insert((level, r), log);
+        }
+        Ok(&self.due[&(level, r)])
+    }
+
+    /// Appends `(level, offset in range r)` pairs to the due logs of their level (in the
+    /// order given: bucketing, no sort).
+    fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
+        let mask = 1u32
+            .checked_shl(self.range_bits)
+            .map_or(u32::MAX, |v| v - 1);
+        let mut by_level: Vec<Vec<u32>> = Vec::new();
+        for &(level, idx) in items {
+            let l = level as usize;
+            if by_level.len() <= l {
+                by_level.resize_with(l + 1, Vec::new);
+            }
+            by_level[l].push(idx & mask);
+        }
+        for (level, words) in by_level.iter().enumerate() {
+            if !words.is_empty() {
+                self.due_log(level as u32, r)?.append(u32_bytes(words))?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<'g, G: Game> Job<'g, G> {
     pub(super) fn range_len(&self, r: usize) -> usize {
         let start = (r as u64) << self.st.range_bits;
@@ -277,35 +343,22 @@ impl<'g, G: Game> Job<'g, G> {
         self.timings.peak_work_disk = self.timings.peak_work_disk.max(now);
     }
 
-    fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
-        if !self.due.contains_key(&(level, r)) {
-            let log = AppendLog::create(&self.path(WorkFile::Due { level, range: r }))?;
-            let log = if self.resident { log.hold() } else { log };
-            self.due.insert((level, r), log);
+    /// What logs a passed block and queues due positions: the job's logs of cells and due
+    /// positions, borrowed apart from the edge logs the next block's pass appends to.
+    fn block_sink(&mut self) -> BlockSink<'_> {
+        BlockSink {
+            work: &self.st.work,
+            range_bits: self.st.range_bits,
+            resident: self.resident,
+            cell_logs: &mut self.cell_logs,
+            due: &mut self.due,
         }
-        Ok(&self.due[&(level, r)])
     }
 
     /// Appends `(level, offset in range r)` pairs to the due logs of their level (in the
     /// order given: bucketing, no sort).
     fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
-        let mask = 1u32
-            .checked_shl(self.st.range_bits)
-            .map_or(u32::MAX, |v| v - 1);
-        let mut by_level: Vec<Vec<u32>> = Vec::new();
-        for &(level, idx) in items {
-            let l = level as usize;
-            if by_level.len() <= l {
-                by_level.resize_with(l + 1, Vec::new);
-            }
-            by_level[l].push(idx & mask);
-        }
-        for (level, words) in by_level.iter().enumerate() {
-            if !words.is_empty() {
-                self.due_log(level as u32, r)?.append(u32_bytes(words))?;
-            }
-        }
-        Ok(())
+        self.block_sink().queue(r, items)
     }
 
     fn successors(
@@ -325,39 +378,67 @@ impl<'g, G: Game> Job<'g, G> {
         // Lower tiers in memory for this pass only (freed at its end, below).
         let pass_tables = PassTables::new(self.game, self.tier, lower.tables, share)?;
         self.timings.lower = pass_tables.summary();
-        let mut cells = Vec::new();
-        while self.st.next < blocks {
-            let start = self.st.next * block;
+        // A block's cells are logged and its due positions queued while the next block is
+        // passed (`rayon::join`): that serial work would otherwise leave a core idle between
+        // blocks. A checkpoint is taken only once no block is pending, so the logs it records
+        // (edges, cells, due lists) always cover the same blocks.
+        let mut pending: Option<Logged> = None;
+        let mut spare = Vec::new();
+        let mut passed = self.st.next;
+        while passed < blocks {
+            let start = passed * block;
             let end = (start + block).min(self.st.states);
-            let r = (start >> self.st.range_bits) as usize;
-            if self.cell_logs[r].is_none() {
-                let log = AppendLog::create(&self.path(LogName::Cells(r).file()))?;
-                self.cell_logs[r] = Some(log);
-            }
+            let mut cells = std::mem::take(&mut spare);
             cells.clear();
             cells.resize((end - start) as usize, 0u32);
-            let out = pass_block(
-                self.game,
-                self.tier,
-                &pass_tables,
-                start,
-                &mut cells,
-                self.codec(),
-                &self.edge_logs,
-            )
+            let codec = self.codec();
+            let (game, tier, edge_logs) = (self.game, self.tier, &self.edge_logs);
+            let mut sink = BlockSink {
+                work: &self.st.work,
+                range_bits: self.st.range_bits,
+                resident: self.resident,
+                cell_logs: &mut self.cell_logs,
+                due: &mut self.due,
+            };
+            let (logged, out) = rayon::join(
+                || pending.take().map(|p| sink.log(p)).transpose(),
+                || {
+                    pass_block(
+                        game,
+                        tier,
+                        &pass_tables,
+                        start,
+                        &mut cells,
+                        codec,
+                        edge_logs,
+                    )
+                },
+            );
             // A lower tier's file that could not be read looks unsolved to the pass.
-            .map_err(|e| pass_tables.take_failure().unwrap_or(e))?;
-            self.cell_logs[r]
-                .as_ref()
-                .expect("created above")
-                .append(u32_bytes(&cells))?;
-            self.queue(r, &out.due)?;
+            let out = out.map_err(|e| pass_tables.take_failure().unwrap_or(e))?;
+            if let Some(buf) = logged? {
+                spare = buf;
+                self.st.next += 1;
+            }
             self.st.in_tier_edges += out.edges;
-            self.st.next += 1;
+            passed += 1;
             progress.advance(end - start);
+            pending = Some(Logged {
+                start,
+                cells,
+                due: out.due,
+            });
             if ckpt.due() {
+                if let Some(p) = pending.take() {
+                    spare = self.block_sink().log(p)?;
+                    self.st.next += 1;
+                }
                 self.checkpoint(ckpt)?;
             }
+        }
+        if let Some(p) = pending.take() {
+            self.block_sink().log(p)?;
+            self.st.next += 1;
         }
         drop(pass_tables);
         // The cell logs are complete: from here on they are the ranges' slot-a cells.
@@ -403,10 +484,21 @@ impl<'g, G: Game> Job<'g, G> {
             let len = self.range_len(r);
             let codec = self.codec();
             // Read twice, never decoded into memory whole: building holds the grouped edges
-            // and the result, what the memory plan counts.
-            let preds = Preds::build_streamed(len, codec, &mut |f| {
-                log.with_reader(|rd| edgelog::for_each(codec, len, &path, rd, f))?
-            })?;
+            // and the result, what the memory plan counts. A log held in memory (a resident
+            // tier's) is read by every worker, a run of its pieces each; else in one stream.
+            let parts = 4 * rayon::current_num_threads();
+            let held = log.with_memory(|bytes| -> Result<Preds> {
+                let runs = edgelog::split(&path, bytes, parts)?;
+                Preds::build_parts(len, codec, runs.len(), &|k, f| {
+                    edgelog::for_each(codec, len, &path, &mut &bytes[runs[k].clone()], f)
+                })
+            });
+            let preds = match held {
+                Some(preds) => preds?,
+                None => Preds::build_streamed(len, codec, &mut |f| {
+                    log.with_reader(|rd| edgelog::for_each(codec, len, &path, rd, f))?
+                })?,
+            };
             let sum = if self.resident {
                 // Checksummed only if a checkpoint writes the file (most resident tiers
                 // finish without one): hashing the lists costs a tenth of building them.
