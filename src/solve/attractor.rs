@@ -103,43 +103,60 @@ fn emit_with<'p, S: Source>(
     ranges: usize,
 ) -> Vec<Vec<u32>> {
     let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
-    due.par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut out: Vec<Vec<u32>> = vec![Vec::new(); ranges];
-            for &f in chunk {
-                let c = cells[f as usize].load(Ordering::Relaxed);
-                let kind = match cell::tag(c) {
-                    KNOWN_WIN => {
-                        debug_assert_eq!(cell::depth(c), level);
-                        out[range_of_self].push(f | MSG_SETTLE);
-                        MSG_WIN
-                    }
-                    WIN if cell::depth(c) == level => MSG_WIN,
-                    LOSS if cell::depth(c) == level => MSG_LOSS,
-                    // Decided earlier (a known win beaten in its own tier).
-                    _ => continue,
-                };
-                for &p in preds_of(f as usize) {
-                    let p = p.get();
-                    let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
-                    out[r].push((p & local_mask) as u32 | kind);
-                }
-            }
-            out
-        })
-        .reduce(
+    // Each worker's run of chunks fills one batch per target range (`fold`); the batches are
+    // joined once, in order.
+    let mut batches = due
+        .par_chunks(CHUNK)
+        .fold(
             || vec![Vec::new(); ranges],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    if x.is_empty() {
-                        *x = y;
-                    } else {
-                        x.extend(y);
+            |mut out: Vec<Vec<u32>>, chunk| {
+                for &f in chunk {
+                    let c = cells[f as usize].load(Ordering::Relaxed);
+                    let kind = match cell::tag(c) {
+                        KNOWN_WIN => {
+                            debug_assert_eq!(cell::depth(c), level);
+                            out[range_of_self].push(f | MSG_SETTLE);
+                            MSG_WIN
+                        }
+                        WIN if cell::depth(c) == level => MSG_WIN,
+                        LOSS if cell::depth(c) == level => MSG_LOSS,
+                        // Decided earlier (a known win beaten in its own tier).
+                        _ => continue,
+                    };
+                    for &p in preds_of(f as usize) {
+                        let p = p.get();
+                        let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
+                        out[r].push((p & local_mask) as u32 | kind);
                     }
                 }
-                a
+                out
             },
         )
+        .collect::<Vec<_>>();
+    (0..ranges)
+        .map(|r| {
+            concat(
+                batches
+                    .iter_mut()
+                    .map(|c| std::mem::take(&mut c[r]))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The workers' batches joined once, in their order (one batch is taken whole), where a
+/// reduction tree copied them again at each of its levels.
+fn concat<T: Copy>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut full = parts.iter().filter(|p| !p.is_empty());
+    if let (Some(_), None) = (full.next(), full.next()) {
+        return parts.into_iter().find(|p| !p.is_empty()).expect("one");
+    }
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for p in &parts {
+        all.extend_from_slice(p);
+    }
+    all
 }
 
 /// Step 2 for one range: applies `msgs` to `cells`; returns the positions decided here as
@@ -152,8 +169,7 @@ pub fn apply(
     let overflow = AtomicBool::new(false);
     let decided = msgs
         .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut decided = Vec::new();
+        .fold(Vec::new, |mut decided, chunk| {
             for &m in chunk {
                 let p = m & LOCAL_MASK;
                 let c = &cells[p as usize];
@@ -217,10 +233,8 @@ pub fn apply(
             }
             decided
         })
-        .reduce(Vec::new, |mut a, b| {
-            a.extend(b);
-            a
-        });
+        .collect::<Vec<_>>();
+    let decided = concat(decided);
     if overflow.load(Ordering::Relaxed) {
         return Err(DepthOverflow);
     }
