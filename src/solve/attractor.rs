@@ -68,6 +68,23 @@ pub fn emit<S: Source>(
     range_of_self: usize,
     ranges: usize,
 ) -> Vec<Vec<u32>> {
+    emit_batches(cells, due, preds, level, range_bits, range_of_self, ranges)
+        .into_iter()
+        .map(concat)
+        .collect()
+}
+
+/// [`emit`] with each range's messages left in the workers' batches, in order: what
+/// [`apply_batches`] takes without their being joined first.
+pub fn emit_batches<S: Source>(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds: &PredView<'_, S>,
+    level: u32,
+    range_bits: u32,
+    range_of_self: usize,
+    ranges: usize,
+) -> Vec<Vec<Vec<u32>>> {
     let sources = preds.sources;
     // The offsets' form is matched here, once, not at every lookup.
     match preds.offsets {
@@ -101,7 +118,7 @@ fn emit_with<'p, S: Source>(
     range_bits: u32,
     range_of_self: usize,
     ranges: usize,
-) -> Vec<Vec<u32>> {
+) -> Vec<Vec<Vec<u32>>> {
     let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
     // Each worker's run of chunks fills one batch per target range (`fold`); the batches are
     // joined once, in order.
@@ -135,19 +152,18 @@ fn emit_with<'p, S: Source>(
         .collect::<Vec<_>>();
     (0..ranges)
         .map(|r| {
-            concat(
-                batches
-                    .iter_mut()
-                    .map(|c| std::mem::take(&mut c[r]))
-                    .collect(),
-            )
+            batches
+                .iter_mut()
+                .map(|c| std::mem::take(&mut c[r]))
+                .filter(|b| !b.is_empty())
+                .collect()
         })
         .collect()
 }
 
 /// The workers' batches joined once, in their order (one batch is taken whole), where a
 /// reduction tree copied them again at each of its levels.
-fn concat<T: Copy>(parts: Vec<Vec<T>>) -> Vec<T> {
+pub fn concat<T: Copy>(parts: Vec<Vec<T>>) -> Vec<T> {
     let mut full = parts.iter().filter(|p| !p.is_empty());
     if let (Some(_), None) = (full.next(), full.next()) {
         return parts.into_iter().find(|p| !p.is_empty()).expect("one");
@@ -166,9 +182,20 @@ pub fn apply(
     msgs: &[u32],
     level: u32,
 ) -> Result<Vec<(u32, u32)>, DepthOverflow> {
+    apply_batches(cells, &[msgs], level).map(concat)
+}
+
+/// [`apply`] to messages in batches (taken in order, as if joined), returning the decided
+/// positions in the workers' batches, in order.
+pub fn apply_batches(
+    cells: &[AtomicU32],
+    msgs: &[&[u32]],
+    level: u32,
+) -> Result<Vec<Vec<(u32, u32)>>, DepthOverflow> {
     let overflow = AtomicBool::new(false);
     let decided = msgs
-        .par_chunks(CHUNK)
+        .par_iter()
+        .flat_map(|b| b.par_chunks(CHUNK))
         .fold(Vec::new, |mut decided, chunk| {
             for &m in chunk {
                 let p = m & LOCAL_MASK;
@@ -233,8 +260,8 @@ pub fn apply(
             }
             decided
         })
+        .filter(|d: &Vec<(u32, u32)>| !d.is_empty())
         .collect::<Vec<_>>();
-    let decided = concat(decided);
     if overflow.load(Ordering::Relaxed) {
         return Err(DepthOverflow);
     }

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::attractor::{apply, emit};
+use super::attractor::{apply_batches, concat, emit_batches};
 use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
@@ -177,6 +177,21 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) consumed: Vec<PathBuf>,
 }
 
+/// `(level, offset)` pairs bucketed by level, in the order given, each offset masked to a
+/// range of `2^range_bits` positions.
+fn by_level(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u32>> {
+    let mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1);
+    let mut by_level: Vec<Vec<u32>> = Vec::new();
+    for &(level, idx) in items {
+        let l = level as usize;
+        if by_level.len() <= l {
+            by_level.resize_with(l + 1, Vec::new);
+        }
+        by_level[l].push(idx & mask);
+    }
+    by_level
+}
+
 /// A block whose successors were passed, its cells and due positions not yet logged.
 struct Logged {
     start: u64,
@@ -223,18 +238,7 @@ impl BlockSink<'_> {
     /// Appends `(level, offset in range r)` pairs to the due logs of their level (in the
     /// order given: bucketing, no sort).
     fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
-        let mask = 1u32
-            .checked_shl(self.range_bits)
-            .map_or(u32::MAX, |v| v - 1);
-        let mut by_level: Vec<Vec<u32>> = Vec::new();
-        for &(level, idx) in items {
-            let l = level as usize;
-            if by_level.len() <= l {
-                by_level.resize_with(l + 1, Vec::new);
-            }
-            by_level[l].push(idx & mask);
-        }
-        for (level, words) in by_level.iter().enumerate() {
+        for (level, words) in by_level(items, self.range_bits).iter().enumerate() {
             if !words.is_empty() {
                 self.due_log(level as u32, r)?.append(u32_bytes(words))?;
             }
@@ -355,10 +359,27 @@ impl<'g, G: Game> Job<'g, G> {
         }
     }
 
-    /// Appends `(level, offset in range r)` pairs to the due logs of their level (in the
-    /// order given: bucketing, no sort).
-    fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
-        self.block_sink().queue(r, items)
+    /// Appends the `(level, offset in range r)` pairs of `batches`, taken in order, to the
+    /// due logs of their level, as [`BlockSink::queue`] does for one list: each batch is
+    /// bucketed by a worker, then the buckets are appended level by level in batch order, so
+    /// the logs hold the bytes one list would have given.
+    fn queue_batches(&mut self, r: usize, batches: &[Vec<(u32, u32)>]) -> Result<()> {
+        use rayon::prelude::*;
+        let range_bits = self.st.range_bits;
+        let bucketed: Vec<Vec<Vec<u32>>> = batches
+            .par_iter()
+            .map(|b| by_level(b, range_bits))
+            .collect();
+        let levels = bucketed.iter().map(Vec::len).max().unwrap_or(0);
+        let mut sink = self.block_sink();
+        for level in 0..levels {
+            for words in bucketed.iter().filter_map(|b| b.get(level)) {
+                if !words.is_empty() {
+                    sink.due_log(level as u32, r)?.append(u32_bytes(words))?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn successors(
@@ -568,37 +589,51 @@ impl<'g, G: Game> Job<'g, G> {
         while self.levels_left(level) {
             // Step 1: messages from the positions due at this level, range by range.
             let mut msgs = Messages::new(self.ranges, self.message_budget, &self.st.work);
+            let mut direct: Vec<Vec<u32>> = Vec::new();
             for r in 0..self.ranges {
                 let cells_path = self.cells_path(r);
                 let preds_path = self.path(WorkFile::Preds(r));
-                let out = self.with_due(level, r, |due| -> Result<Option<Vec<Vec<u32>>>> {
-                    if due.is_empty() {
-                        return Ok(None);
-                    }
-                    decided += due.len() as u64;
-                    let cells = cells_view(&mut held, &mut kept, r, &cells_path)?;
-                    let preds_map;
-                    let preds = match &self.preds_mem[r] {
-                        Some((p, _)) => p.view(),
-                        None => {
-                            preds_map = map_ro(&preds_path)?.ok_or_else(|| {
-                                Error::corrupt(&preds_path, "empty predecessor file")
-                            })?;
-                            view_preds_file(
-                                &preds_path,
-                                &preds_map,
-                                self.range_len(r),
-                                self.codec(),
-                            )?
+                let out =
+                    self.with_due(level, r, |due| -> Result<Option<Vec<Vec<Vec<u32>>>>> {
+                        if due.is_empty() {
+                            return Ok(None);
                         }
-                    };
-                    Ok(Some(match &preds {
-                        PredsView::Narrow(p) => emit(cells, due, p, level, bits, r, self.ranges),
-                        PredsView::Wide(p) => emit(cells, due, p, level, bits, r, self.ranges),
-                    }))
-                })??;
-                for (t, m) in out.into_iter().flatten().enumerate() {
-                    msgs.add(t, m)?;
+                        decided += due.len() as u64;
+                        let cells = cells_view(&mut held, &mut kept, r, &cells_path)?;
+                        let preds_map;
+                        let preds = match &self.preds_mem[r] {
+                            Some((p, _)) => p.view(),
+                            None => {
+                                preds_map = map_ro(&preds_path)?.ok_or_else(|| {
+                                    Error::corrupt(&preds_path, "empty predecessor file")
+                                })?;
+                                view_preds_file(
+                                    &preds_path,
+                                    &preds_map,
+                                    self.range_len(r),
+                                    self.codec(),
+                                )?
+                            }
+                        };
+                        let ranges = self.ranges;
+                        Ok(Some(match &preds {
+                            PredsView::Narrow(p) => {
+                                emit_batches(cells, due, p, level, bits, r, ranges)
+                            }
+                            PredsView::Wide(p) => {
+                                emit_batches(cells, due, p, level, bits, r, ranges)
+                            }
+                        }))
+                    })??;
+                for (t, batches) in out.into_iter().flatten().enumerate() {
+                    // A tier of one range applies its messages as emitted, in the workers'
+                    // batches, where they fit the budget they would have been held under.
+                    let bytes: usize = batches.iter().map(|b| 4 * b.len()).sum();
+                    if self.ranges == 1 && bytes as u64 <= self.message_budget {
+                        direct = batches;
+                    } else {
+                        msgs.add(t, concat(batches))?;
+                    }
                 }
             }
             if !self.resident {
@@ -608,7 +643,12 @@ impl<'g, G: Game> Job<'g, G> {
             // Step 2: apply them, range by range.
             for r in 0..self.ranges {
                 let m = msgs.take(r)?;
-                if m.is_empty() {
+                let batches: Vec<&[u32]> = if m.is_empty() {
+                    direct.iter().map(Vec::as_slice).collect()
+                } else {
+                    vec![&m]
+                };
+                if batches.is_empty() {
                     continue;
                 }
                 if held.holds(r) {
@@ -618,12 +658,12 @@ impl<'g, G: Game> Job<'g, G> {
                     self.unpin(r)?;
                 }
                 let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r))?;
-                let newly = apply(cells, &m, level)
+                let newly = apply_batches(cells, &batches, level)
                     .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
                 if !self.resident {
                     kept = None;
                 }
-                self.queue(r, &newly)?;
+                self.queue_batches(r, &newly)?;
             }
             msgs.cleanup();
             // This level's due logs are read: their files go with the next checkpoint.
