@@ -396,6 +396,17 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.states,
             (self.st.next * block).min(self.st.states),
         );
+        // A block logged beside the next one's pass is a second block's cells (4 bytes a
+        // position) and due pairs (8 at most) beside the one the fixed overhead counts: they
+        // come out of the share for lower tiers, and a share too small for them logs each
+        // block before the next is passed.
+        let second_block = 12 * block;
+        let pipelined = self.resident && share >= 4 * second_block;
+        let share = if pipelined {
+            share - second_block
+        } else {
+            share
+        };
         // Lower tiers in memory for this pass only (freed at its end, below).
         let pass_tables = PassTables::new(self.game, self.tier, lower.tables, share)?;
         self.timings.lower = pass_tables.summary();
@@ -449,11 +460,14 @@ impl<'g, G: Game> Job<'g, G> {
                 cells,
                 due: out.due,
             });
-            if ckpt.due() {
+            let due = ckpt.due();
+            if due || !pipelined {
                 if let Some(p) = pending.take() {
                     spare = self.block_sink().log(p)?;
                     self.st.next += 1;
                 }
+            }
+            if due {
                 self.checkpoint(ckpt)?;
             }
         }
