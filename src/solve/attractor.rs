@@ -68,6 +68,23 @@ pub fn emit<S: Source>(
     range_of_self: usize,
     ranges: usize,
 ) -> Vec<Vec<u32>> {
+    emit_batches(cells, due, preds, level, range_bits, range_of_self, ranges)
+        .into_iter()
+        .map(concat)
+        .collect()
+}
+
+/// [`emit`] with each range's messages left in the workers' batches, in order: what
+/// [`apply_batches`] takes without their being joined first.
+pub fn emit_batches<S: Source>(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds: &PredView<'_, S>,
+    level: u32,
+    range_bits: u32,
+    range_of_self: usize,
+    ranges: usize,
+) -> Vec<Vec<Vec<u32>>> {
     let sources = preds.sources;
     // The offsets' form is matched here, once, not at every lookup.
     match preds.offsets {
@@ -101,45 +118,61 @@ fn emit_with<'p, S: Source>(
     range_bits: u32,
     range_of_self: usize,
     ranges: usize,
-) -> Vec<Vec<u32>> {
+) -> Vec<Vec<Vec<u32>>> {
     let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
-    due.par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut out: Vec<Vec<u32>> = vec![Vec::new(); ranges];
-            for &f in chunk {
-                let c = cells[f as usize].load(Ordering::Relaxed);
-                let kind = match cell::tag(c) {
-                    KNOWN_WIN => {
-                        debug_assert_eq!(cell::depth(c), level);
-                        out[range_of_self].push(f | MSG_SETTLE);
-                        MSG_WIN
-                    }
-                    WIN if cell::depth(c) == level => MSG_WIN,
-                    LOSS if cell::depth(c) == level => MSG_LOSS,
-                    // Decided earlier (a known win beaten in its own tier).
-                    _ => continue,
-                };
-                for &p in preds_of(f as usize) {
-                    let p = p.get();
-                    let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
-                    out[r].push((p & local_mask) as u32 | kind);
-                }
-            }
-            out
-        })
-        .reduce(
+    // Each worker's run of chunks fills one batch per target range (`fold`); the batches are
+    // joined once, in order.
+    let mut batches = due
+        .par_chunks(CHUNK)
+        .fold(
             || vec![Vec::new(); ranges],
-            |mut a, b| {
-                for (x, y) in a.iter_mut().zip(b) {
-                    if x.is_empty() {
-                        *x = y;
-                    } else {
-                        x.extend(y);
+            |mut out: Vec<Vec<u32>>, chunk| {
+                for &f in chunk {
+                    let c = cells[f as usize].load(Ordering::Relaxed);
+                    let kind = match cell::tag(c) {
+                        KNOWN_WIN => {
+                            debug_assert_eq!(cell::depth(c), level);
+                            out[range_of_self].push(f | MSG_SETTLE);
+                            MSG_WIN
+                        }
+                        WIN if cell::depth(c) == level => MSG_WIN,
+                        LOSS if cell::depth(c) == level => MSG_LOSS,
+                        // Decided earlier (a known win beaten in its own tier).
+                        _ => continue,
+                    };
+                    for &p in preds_of(f as usize) {
+                        let p = p.get();
+                        let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
+                        out[r].push((p & local_mask) as u32 | kind);
                     }
                 }
-                a
+                out
             },
         )
+        .collect::<Vec<_>>();
+    (0..ranges)
+        .map(|r| {
+            batches
+                .iter_mut()
+                .map(|c| std::mem::take(&mut c[r]))
+                .filter(|b| !b.is_empty())
+                .collect()
+        })
+        .collect()
+}
+
+/// The workers' batches joined once, in their order (one batch is taken whole), where a
+/// reduction tree copied them again at each of its levels.
+pub fn concat<T: Copy>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut full = parts.iter().filter(|p| !p.is_empty());
+    if let (Some(_), None) = (full.next(), full.next()) {
+        return parts.into_iter().find(|p| !p.is_empty()).expect("one");
+    }
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for p in &parts {
+        all.extend_from_slice(p);
+    }
+    all
 }
 
 /// Step 2 for one range: applies `msgs` to `cells`; returns the positions decided here as
@@ -149,11 +182,21 @@ pub fn apply(
     msgs: &[u32],
     level: u32,
 ) -> Result<Vec<(u32, u32)>, DepthOverflow> {
+    apply_batches(cells, &[msgs], level).map(concat)
+}
+
+/// [`apply`] to messages in batches (taken in order, as if joined), returning the decided
+/// positions in the workers' batches, in order.
+pub fn apply_batches(
+    cells: &[AtomicU32],
+    msgs: &[&[u32]],
+    level: u32,
+) -> Result<Vec<Vec<(u32, u32)>>, DepthOverflow> {
     let overflow = AtomicBool::new(false);
     let decided = msgs
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut decided = Vec::new();
+        .par_iter()
+        .flat_map(|b| b.par_chunks(CHUNK))
+        .fold(Vec::new, |mut decided, chunk| {
             for &m in chunk {
                 let p = m & LOCAL_MASK;
                 let c = &cells[p as usize];
@@ -217,10 +260,8 @@ pub fn apply(
             }
             decided
         })
-        .reduce(Vec::new, |mut a, b| {
-            a.extend(b);
-            a
-        });
+        .filter(|d: &Vec<(u32, u32)>| !d.is_empty())
+        .collect::<Vec<_>>();
     if overflow.load(Ordering::Relaxed) {
         return Err(DepthOverflow);
     }

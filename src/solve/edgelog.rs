@@ -140,6 +140,31 @@ pub fn count(path: &Path, r: &mut dyn Read) -> Result<u64> {
     Ok(total)
 }
 
+/// Cuts a log held in memory at piece boundaries into at most `parts` runs of pieces of
+/// about equal bytes, for [`super::graph::PredRange::build_parts`] to read side by side (each
+/// run with [`for_each`]). Checks only the pieces' headers; their bodies are checked when read.
+pub fn split(path: &Path, bytes: &[u8], parts: usize) -> Result<Vec<std::ops::Range<usize>>> {
+    let goal = bytes.len().div_ceil(parts.max(1)).max(1);
+    let mut out = Vec::new();
+    let (mut start, mut at) = (0usize, 0usize);
+    while at < bytes.len() {
+        let mut r = &bytes[at..];
+        let (body, _) = header(path, &mut r)?.expect("bytes left");
+        if body > bytes.len() - at - 8 {
+            return Err(Error::corrupt(path, "edge log ends inside a piece"));
+        }
+        at += 8 + body;
+        if at - start >= goal {
+            out.push(start..at);
+            start = at;
+        }
+    }
+    if start < at {
+        out.push(start..at);
+    }
+    Ok(out)
+}
+
 /// Decodes every piece of a log into `out` (packed by `codec`), checking each against the
 /// range of `len` positions it belongs to.
 pub fn decode(
@@ -258,6 +283,38 @@ mod tests {
         // Cut inside a long varint.
         let mut at = 0;
         assert_eq!(get_varint(&[0x80; 12], &mut at), None);
+    }
+
+    #[test]
+    fn split_logs_decode_to_the_whole() {
+        let c = EdgeCodec::narrow(12);
+        let pieces: Vec<Vec<u64>> = (0..40u64)
+            .map(|p| {
+                (0..p * 3)
+                    .map(|i| c.pack((i * 31 + p) % 4096, p * 1000 + i))
+                    .collect()
+            })
+            .collect();
+        let mut bytes = Vec::new();
+        for p in &pieces {
+            encode_piece(c, &mut p.clone(), &mut bytes);
+        }
+        let path = Path::new("edges-0.log");
+        let want = round_trip(c, 4096, &pieces);
+        for parts in [1, 2, 3, 7, 100] {
+            let runs = split(path, &bytes, parts).unwrap();
+            assert!(runs.len() <= parts && runs.first().unwrap().start == 0);
+            assert!(runs.windows(2).all(|w| w[0].end == w[1].start));
+            assert_eq!(runs.last().unwrap().end, bytes.len());
+            let mut got = Vec::new();
+            for r in runs {
+                decode(c, 4096, path, &mut &bytes[r], &mut got).unwrap();
+            }
+            assert_eq!(got, want, "{parts} parts");
+        }
+        assert!(split(path, &[], 4).unwrap().is_empty());
+        assert!(split(path, &bytes[..bytes.len() - 1], 4).is_err());
+        assert!(split(path, &bytes[..5], 4).is_err());
     }
 
     #[test]

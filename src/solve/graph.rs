@@ -185,6 +185,10 @@ impl<T> SharedSlice<T> {
 /// ([`PredRange::build_streamed`]).
 pub type EdgeSource<'a> = &'a mut dyn FnMut(&mut dyn FnMut(&[PackedEdge])) -> Result<()>;
 
+/// A range's edges in parts read side by side: calls its second argument with runs of the
+/// edges of the part its first names ([`PredRange::build_parts`]).
+pub type PartSource<'a> = &'a (dyn Fn(usize, &mut dyn FnMut(&[PackedEdge])) -> Result<()> + Sync);
+
 /// Targets per sub-range of [`PredRange::build`]'s radix pass, as a power of two.
 const SUB_BITS: u32 = 16;
 
@@ -307,6 +311,80 @@ impl<S: Source> PredRange<S> {
         Ok(Self::sort_groups(len, &grouped, &sub_start, codec))
     }
 
+    /// [`PredRange::build_streamed`] from edges in `parts` pieces that can be read side by
+    /// side (an edge log held in memory, cut at its pieces' boundaries): `read(k, f)` calls
+    /// `f` with every edge of part `k`, in the same order each time. Parts are counted and put
+    /// in place in parallel, twice read as by [`PredRange::build_streamed`], so what is held
+    /// is the same (the grouped edges and the result); sources follow the parts' order, then
+    /// each part's, so the lists are the ones a single reading in that order builds.
+    pub fn build_parts(
+        len: usize,
+        codec: EdgeCodec,
+        parts: usize,
+        read: PartSource<'_>,
+    ) -> Result<PredRange<S>> {
+        use rayon::prelude::*;
+        let subs = (len >> SUB_BITS) + 1;
+        let sub_of = |e: u64| codec.target(e) >> SUB_BITS;
+        let counts: Vec<Vec<u64>> = (0..parts)
+            .into_par_iter()
+            .map(|k| {
+                let mut h = vec![0u64; subs];
+                read(k, &mut |run| run.iter().for_each(|&e| h[sub_of(e)] += 1))?;
+                Ok(h)
+            })
+            .collect::<Result<_>>()?;
+        let total: u64 = counts.iter().flatten().sum();
+        check_edge_count(total)?;
+        // Where each part's edges of each sub-range start in the grouped array.
+        let mut starts = vec![vec![0usize; subs]; parts];
+        let mut sub_start = vec![0usize; subs + 1];
+        let mut at = 0usize;
+        for s in 0..subs {
+            sub_start[s] = at;
+            for (k, h) in counts.iter().enumerate() {
+                starts[k][s] = at;
+                at += h[s] as usize;
+            }
+        }
+        sub_start[subs] = at;
+        let mut grouped = super::huge::filled(total as usize, 0u64);
+        {
+            let out = SharedSlice(grouped.as_mut_ptr());
+            let out = &out;
+            (0..parts)
+                .into_par_iter()
+                .zip(starts.into_par_iter())
+                .zip(counts.par_iter())
+                .map(|((k, mut pos), h)| {
+                    let end: Vec<usize> =
+                        pos.iter().zip(h).map(|(&p, &n)| p + n as usize).collect();
+                    let mut extra = false;
+                    read(k, &mut |run| {
+                        for &e in run {
+                            let s = sub_of(e);
+                            if pos[s] < end[s] {
+                                // SAFETY: slots of different parts and sub-ranges are disjoint,
+                                // and this part writes only below its own ends.
+                                unsafe { out.write(pos[s], e) };
+                                pos[s] += 1;
+                            } else {
+                                extra = true;
+                            }
+                        }
+                    })?;
+                    if extra || pos != end {
+                        return Err(Error::Internal(
+                            "a range's edges changed between two readings".to_string(),
+                        ));
+                    }
+                    Ok(())
+                })
+                .collect::<Result<()>>()?;
+        }
+        Ok(Self::sort_groups(len, &grouped, &sub_start, codec))
+    }
+
     /// Counting-sorts each sub-range of `grouped` (edges whose targets lie in sub-range `s`
     /// are `grouped[sub_start[s]..sub_start[s + 1]]`) by target, in parallel.
     fn sort_groups(
@@ -425,6 +503,20 @@ impl Preds {
         })
     }
 
+    /// [`PredRange::build_parts`] in the codec's width.
+    pub fn build_parts(
+        len: usize,
+        codec: EdgeCodec,
+        parts: usize,
+        read: PartSource<'_>,
+    ) -> Result<Preds> {
+        Ok(if codec.is_wide() {
+            Preds::Wide(PredRange::build_parts(len, codec, parts, read)?)
+        } else {
+            Preds::Narrow(PredRange::build_parts(len, codec, parts, read)?)
+        })
+    }
+
     pub fn view(&self) -> PredsView<'_> {
         match self {
             Preds::Narrow(p) => PredsView::Narrow(p.view()),
@@ -515,6 +607,22 @@ mod tests {
             Ok(())
         });
         assert!(changed.is_err());
+        // In parts read side by side (uneven, one empty): the same lists in the same order.
+        let cuts = [0, 1, 5000, 5000, 77_777, edges.len()];
+        let read = |k: usize, f: &mut dyn FnMut(&[PackedEdge])| -> Result<()> {
+            edges[cuts[k]..cuts[k + 1]].chunks(999).for_each(&mut *f);
+            Ok(())
+        };
+        let parts = PredRange::<u32>::build_parts(len, N, cuts.len() - 1, &read).unwrap();
+        assert_eq!(parts, got);
+        // A part that gives other edges the second time is refused.
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let shifting = |k: usize, f: &mut dyn FnMut(&[PackedEdge])| -> Result<()> {
+            let n = reads.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            f(&edges[cuts[k] + usize::from(k == 3 && n >= 5)..cuts[k + 1]]);
+            Ok(())
+        };
+        assert!(PredRange::<u32>::build_parts(len, N, cuts.len() - 1, &shifting).is_err());
     }
 
     /// Re-aligns file bytes through a `u64` buffer, as a page-aligned map would be.

@@ -43,17 +43,52 @@ pub fn with_capacity<T>(n: usize) -> Vec<T> {
     v
 }
 
-/// `n` copies of `value`, in huge pages where the kernel gives them.
-pub fn filled<T: Clone>(n: usize, value: T) -> Vec<T> {
+/// Elements each worker writes at a time when filling or copying a large vector.
+const FILL_CHUNK: usize = 1 << 18;
+
+/// `n` copies of `value`, in huge pages where the kernel gives them. A large vector is
+/// written by every worker thread, a chunk each: its first writes are its page faults (and
+/// the kernel's zeroing of each page), which on one thread left the other cores idle while
+/// a tier's predecessor lists were allocated.
+pub fn filled<T: Copy + Send + Sync>(n: usize, value: T) -> Vec<T> {
     let mut v = with_capacity(n);
-    v.resize(n, value);
+    if n.saturating_mul(std::mem::size_of::<T>()) < MIN_HUGE {
+        v.resize(n, value);
+        return v;
+    }
+    use rayon::prelude::*;
+    v.spare_capacity_mut()[..n]
+        .par_chunks_mut(FILL_CHUNK)
+        .for_each(|c| {
+            c.iter_mut().for_each(|x| {
+                x.write(value);
+            })
+        });
+    // SAFETY: the first `n` elements were all written just above.
+    unsafe { v.set_len(n) };
     v
 }
 
-/// A copy of `items`, in huge pages where the kernel gives them.
-pub fn copy_of<T: Copy>(items: &[T]) -> Vec<T> {
-    let mut v = with_capacity(items.len());
-    v.extend_from_slice(items);
+/// A copy of `items`, in huge pages where the kernel gives them (written by every worker,
+/// as [`filled`] is).
+pub fn copy_of<T: Copy + Send + Sync>(items: &[T]) -> Vec<T> {
+    let n = items.len();
+    let mut v = with_capacity(n);
+    if n.saturating_mul(std::mem::size_of::<T>()) < MIN_HUGE {
+        v.extend_from_slice(items);
+        return v;
+    }
+    use rayon::prelude::*;
+    v.spare_capacity_mut()[..n]
+        .par_chunks_mut(FILL_CHUNK)
+        .zip(items.par_chunks(FILL_CHUNK))
+        .for_each(|(out, from)| {
+            for (x, &y) in out.iter_mut().zip(from) {
+                x.write(y);
+            }
+        });
+    // SAFETY: the first `n` elements were all written just above.
+    unsafe { v.set_len(n) };
     v
 }
 
@@ -64,6 +99,9 @@ mod tests {
         let items: Vec<u16> = (0..(3 << 20)).map(|i| (i % 65_521) as u16).collect();
         assert_eq!(super::copy_of(&items), items);
         assert_eq!(super::filled(5 << 20, 7u32), vec![7u32; 5 << 20]);
+        assert_eq!(super::filled(100, 9u64), vec![9u64; 100]);
+        let big: Vec<u64> = (0..(1 << 20) + 3).collect();
+        assert_eq!(super::copy_of(&big), big);
         assert!(super::with_capacity::<u64>(1 << 20).capacity() >= 1 << 20);
     }
 }

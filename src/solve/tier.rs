@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::attractor::{apply, emit};
+use super::attractor::{apply_batches, concat, emit_batches};
 use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
@@ -177,6 +177,91 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) consumed: Vec<PathBuf>,
 }
 
+/// `(level, offset)` pairs bucketed by level, in the order given, each offset masked to a
+/// range of `2^range_bits` positions.
+fn by_level(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u32>> {
+    let mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1);
+    let mut by_level: Vec<Vec<u32>> = Vec::new();
+    for &(level, idx) in items {
+        let l = level as usize;
+        if by_level.len() <= l {
+            by_level.resize_with(l + 1, Vec::new);
+        }
+        by_level[l].push(idx & mask);
+    }
+    by_level
+}
+
+/// `(level, offset)` pairs bucketed by level as [`by_level`] does, each level's offsets
+/// coded as one due-log piece ([`super::duelog::encode`]); a level with none is empty.
+fn due_pieces(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u8>> {
+    by_level(items, range_bits)
+        .iter_mut()
+        .map(|words| {
+            let mut piece = Vec::new();
+            if !words.is_empty() {
+                super::duelog::encode(words, &mut piece);
+            }
+            piece
+        })
+        .collect()
+}
+
+/// A block whose successors were passed, its cells and due positions not yet logged.
+struct Logged {
+    start: u64,
+    cells: Vec<u32>,
+    due: Vec<(u32, u32)>,
+}
+
+/// The logs a block's cells and due positions go to ([`Job::block_sink`]).
+struct BlockSink<'a> {
+    work: &'a Path,
+    range_bits: u32,
+    resident: bool,
+    cell_logs: &'a mut [Option<AppendLog>],
+    due: &'a mut BTreeMap<(u32, usize), AppendLog>,
+}
+
+impl BlockSink<'_> {
+    /// Appends a passed block's cells to its range's cell log and queues its due positions;
+    /// gives back the cells' buffer for the next block.
+    fn log(&mut self, block: Logged) -> Result<Vec<u32>> {
+        let r = (block.start >> self.range_bits) as usize;
+        if self.cell_logs[r].is_none() {
+            let log = AppendLog::create(&self.work.join(LogName::Cells(r).file().name()))?;
+            self.cell_logs[r] = Some(log);
+        }
+        self.cell_logs[r]
+            .as_ref()
+            .expect("created above")
+            .append(u32_bytes(&block.cells))?;
+        self.queue(r, &block.due)?;
+        Ok(block.cells)
+    }
+
+    fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
+        if !self.due.contains_key(&(level, r)) {
+            let path = self.work.join(WorkFile::Due { level, range: r }.name());
+            let log = AppendLog::create(&path)?;
+            let log = if self.resident { log.hold() } else { log };
+            self.due.insert((level, r), log);
+        }
+        Ok(&self.due[&(level, r)])
+    }
+
+    /// Appends `(level, offset in range r)` pairs to the due logs of their level, one
+    /// due-log piece per level ([`super::duelog`]).
+    fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
+        for (level, piece) in due_pieces(items, self.range_bits).iter().enumerate() {
+            if !piece.is_empty() {
+                self.due_log(level as u32, r)?.append(piece)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl<'g, G: Game> Job<'g, G> {
     pub(super) fn range_len(&self, r: usize) -> usize {
         let start = (r as u64) << self.st.range_bits;
@@ -277,35 +362,36 @@ impl<'g, G: Game> Job<'g, G> {
         self.timings.peak_work_disk = self.timings.peak_work_disk.max(now);
     }
 
-    fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
-        if !self.due.contains_key(&(level, r)) {
-            let log = AppendLog::create(&self.path(WorkFile::Due { level, range: r }))?;
-            let log = if self.resident { log.hold() } else { log };
-            self.due.insert((level, r), log);
+    /// What logs a passed block and queues due positions: the job's logs of cells and due
+    /// positions, borrowed apart from the edge logs the next block's pass appends to.
+    fn block_sink(&mut self) -> BlockSink<'_> {
+        BlockSink {
+            work: &self.st.work,
+            range_bits: self.st.range_bits,
+            resident: self.resident,
+            cell_logs: &mut self.cell_logs,
+            due: &mut self.due,
         }
-        Ok(&self.due[&(level, r)])
     }
 
-    /// Appends `(level, offset in range r)` pairs to the due logs of their level (in the
-    /// order given: bucketing, no sort).
-    fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
-        let mask = 1u32
-            .checked_shl(self.st.range_bits)
-            .map_or(u32::MAX, |v| v - 1);
-        let mut by_level: Vec<Vec<u32>> = Vec::new();
-        for &(level, idx) in items {
-            let l = level as usize;
-            if by_level.len() <= l {
-                by_level.resize_with(l + 1, Vec::new);
-            }
-            by_level[l].push(idx & mask);
-        }
-        let mut piece = Vec::new();
-        for (level, words) in by_level.iter_mut().enumerate() {
-            if !words.is_empty() {
-                piece.clear();
-                super::duelog::encode(words, &mut piece);
-                self.due_log(level as u32, r)?.append(&piece)?;
+    /// Appends the `(level, offset in range r)` pairs of `batches`, taken in order, to the
+    /// due logs of their level: each batch is bucketed by level and coded as one due-log
+    /// piece per level ([`super::duelog`]) by a worker, then the pieces are appended level by
+    /// level in batch order.
+    fn queue_batches(&mut self, r: usize, batches: &[Vec<(u32, u32)>]) -> Result<()> {
+        use rayon::prelude::*;
+        let range_bits = self.st.range_bits;
+        let pieces: Vec<Vec<Vec<u8>>> = batches
+            .par_iter()
+            .map(|b| due_pieces(b, range_bits))
+            .collect();
+        let levels = pieces.iter().map(Vec::len).max().unwrap_or(0);
+        let mut sink = self.block_sink();
+        for level in 0..levels {
+            for piece in pieces.iter().filter_map(|b| b.get(level)) {
+                if !piece.is_empty() {
+                    sink.due_log(level as u32, r)?.append(piece)?;
+                }
             }
         }
         Ok(())
@@ -325,42 +411,84 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.states,
             (self.st.next * block).min(self.st.states),
         );
+        // A block logged beside the next one's pass is a second block's cells (4 bytes a
+        // position) and due pairs (8 at most) beside the one the fixed overhead counts: they
+        // come out of the share for lower tiers, and a share too small for them logs each
+        // block before the next is passed.
+        let second_block = 12 * block;
+        let pipelined = self.resident && share >= 4 * second_block;
+        let share = if pipelined {
+            share - second_block
+        } else {
+            share
+        };
         // Lower tiers in memory for this pass only (freed at its end, below).
         let pass_tables = PassTables::new(self.game, self.tier, lower.tables, share)?;
         self.timings.lower = pass_tables.summary();
-        let mut cells = Vec::new();
-        while self.st.next < blocks {
-            let start = self.st.next * block;
+        // A block's cells are logged and its due positions queued while the next block is
+        // passed (`rayon::join`): that serial work would otherwise leave a core idle between
+        // blocks. A checkpoint is taken only once no block is pending, so the logs it records
+        // (edges, cells, due lists) always cover the same blocks.
+        let mut pending: Option<Logged> = None;
+        let mut spare = Vec::new();
+        let mut passed = self.st.next;
+        while passed < blocks {
+            let start = passed * block;
             let end = (start + block).min(self.st.states);
-            let r = (start >> self.st.range_bits) as usize;
-            if self.cell_logs[r].is_none() {
-                let log = AppendLog::create(&self.path(LogName::Cells(r).file()))?;
-                self.cell_logs[r] = Some(log);
-            }
+            let mut cells = std::mem::take(&mut spare);
             cells.clear();
             cells.resize((end - start) as usize, 0u32);
-            let out = pass_block(
-                self.game,
-                self.tier,
-                &pass_tables,
-                start,
-                &mut cells,
-                self.codec(),
-                &self.edge_logs,
-            )
+            let codec = self.codec();
+            let (game, tier, edge_logs) = (self.game, self.tier, &self.edge_logs);
+            let mut sink = BlockSink {
+                work: &self.st.work,
+                range_bits: self.st.range_bits,
+                resident: self.resident,
+                cell_logs: &mut self.cell_logs,
+                due: &mut self.due,
+            };
+            let (logged, out) = rayon::join(
+                || pending.take().map(|p| sink.log(p)).transpose(),
+                || {
+                    pass_block(
+                        game,
+                        tier,
+                        &pass_tables,
+                        start,
+                        &mut cells,
+                        codec,
+                        edge_logs,
+                    )
+                },
+            );
             // A lower tier's file that could not be read looks unsolved to the pass.
-            .map_err(|e| pass_tables.take_failure().unwrap_or(e))?;
-            self.cell_logs[r]
-                .as_ref()
-                .expect("created above")
-                .append(u32_bytes(&cells))?;
-            self.queue(r, &out.due)?;
+            let out = out.map_err(|e| pass_tables.take_failure().unwrap_or(e))?;
+            if let Some(buf) = logged? {
+                spare = buf;
+                self.st.next += 1;
+            }
             self.st.in_tier_edges += out.edges;
-            self.st.next += 1;
+            passed += 1;
             progress.advance(end - start);
-            if ckpt.due() {
+            pending = Some(Logged {
+                start,
+                cells,
+                due: out.due,
+            });
+            let due = ckpt.due();
+            if due || !pipelined {
+                if let Some(p) = pending.take() {
+                    spare = self.block_sink().log(p)?;
+                    self.st.next += 1;
+                }
+            }
+            if due {
                 self.checkpoint(ckpt)?;
             }
+        }
+        if let Some(p) = pending.take() {
+            self.block_sink().log(p)?;
+            self.st.next += 1;
         }
         drop(pass_tables);
         // The cell logs are complete: from here on they are the ranges' slot-a cells.
@@ -406,10 +534,21 @@ impl<'g, G: Game> Job<'g, G> {
             let len = self.range_len(r);
             let codec = self.codec();
             // Read twice, never decoded into memory whole: building holds the grouped edges
-            // and the result, what the memory plan counts.
-            let preds = Preds::build_streamed(len, codec, &mut |f| {
-                log.with_reader(|rd| edgelog::for_each(codec, len, &path, rd, f))?
-            })?;
+            // and the result, what the memory plan counts. A log held in memory (a resident
+            // tier's) is read by every worker, a run of its pieces each; else in one stream.
+            let parts = 4 * rayon::current_num_threads();
+            let held = log.with_memory(|bytes| -> Result<Preds> {
+                let runs = edgelog::split(&path, bytes, parts)?;
+                Preds::build_parts(len, codec, runs.len(), &|k, f| {
+                    edgelog::for_each(codec, len, &path, &mut &bytes[runs[k].clone()], f)
+                })
+            });
+            let preds = match held {
+                Some(preds) => preds?,
+                None => Preds::build_streamed(len, codec, &mut |f| {
+                    log.with_reader(|rd| edgelog::for_each(codec, len, &path, rd, f))?
+                })?,
+            };
             let sum = if self.resident {
                 // Checksummed only if a checkpoint writes the file (most resident tiers
                 // finish without one): hashing the lists costs a tenth of building them.
@@ -482,37 +621,51 @@ impl<'g, G: Game> Job<'g, G> {
         while self.levels_left(level) {
             // Step 1: messages from the positions due at this level, range by range.
             let mut msgs = Messages::new(self.ranges, self.message_budget, &self.st.work);
+            let mut direct: Vec<Vec<u32>> = Vec::new();
             for r in 0..self.ranges {
                 let cells_path = self.cells_path(r);
                 let preds_path = self.path(WorkFile::Preds(r));
-                let out = self.with_due(level, r, |due| -> Result<Option<Vec<Vec<u32>>>> {
-                    if due.is_empty() {
-                        return Ok(None);
-                    }
-                    decided += due.len() as u64;
-                    let cells = cells_view(&mut held, &mut kept, r, &cells_path)?;
-                    let preds_map;
-                    let preds = match &self.preds_mem[r] {
-                        Some((p, _)) => p.view(),
-                        None => {
-                            preds_map = map_ro(&preds_path)?.ok_or_else(|| {
-                                Error::corrupt(&preds_path, "empty predecessor file")
-                            })?;
-                            view_preds_file(
-                                &preds_path,
-                                &preds_map,
-                                self.range_len(r),
-                                self.codec(),
-                            )?
+                let out =
+                    self.with_due(level, r, |due| -> Result<Option<Vec<Vec<Vec<u32>>>>> {
+                        if due.is_empty() {
+                            return Ok(None);
                         }
-                    };
-                    Ok(Some(match &preds {
-                        PredsView::Narrow(p) => emit(cells, due, p, level, bits, r, self.ranges),
-                        PredsView::Wide(p) => emit(cells, due, p, level, bits, r, self.ranges),
-                    }))
-                })??;
-                for (t, m) in out.into_iter().flatten().enumerate() {
-                    msgs.add(t, m)?;
+                        decided += due.len() as u64;
+                        let cells = cells_view(&mut held, &mut kept, r, &cells_path)?;
+                        let preds_map;
+                        let preds = match &self.preds_mem[r] {
+                            Some((p, _)) => p.view(),
+                            None => {
+                                preds_map = map_ro(&preds_path)?.ok_or_else(|| {
+                                    Error::corrupt(&preds_path, "empty predecessor file")
+                                })?;
+                                view_preds_file(
+                                    &preds_path,
+                                    &preds_map,
+                                    self.range_len(r),
+                                    self.codec(),
+                                )?
+                            }
+                        };
+                        let ranges = self.ranges;
+                        Ok(Some(match &preds {
+                            PredsView::Narrow(p) => {
+                                emit_batches(cells, due, p, level, bits, r, ranges)
+                            }
+                            PredsView::Wide(p) => {
+                                emit_batches(cells, due, p, level, bits, r, ranges)
+                            }
+                        }))
+                    })??;
+                for (t, batches) in out.into_iter().flatten().enumerate() {
+                    // A tier of one range applies its messages as emitted, in the workers'
+                    // batches, where they fit the budget they would have been held under.
+                    let bytes: usize = batches.iter().map(|b| 4 * b.len()).sum();
+                    if self.ranges == 1 && bytes as u64 <= self.message_budget {
+                        direct = batches;
+                    } else {
+                        msgs.add(t, concat(batches))?;
+                    }
                 }
             }
             if !self.resident {
@@ -522,7 +675,12 @@ impl<'g, G: Game> Job<'g, G> {
             // Step 2: apply them, range by range.
             for r in 0..self.ranges {
                 let m = msgs.take(r)?;
-                if m.is_empty() {
+                let batches: Vec<&[u32]> = if m.is_empty() {
+                    direct.iter().map(Vec::as_slice).collect()
+                } else {
+                    vec![&m]
+                };
+                if batches.is_empty() {
                     continue;
                 }
                 if held.holds(r) {
@@ -532,12 +690,12 @@ impl<'g, G: Game> Job<'g, G> {
                     self.unpin(r)?;
                 }
                 let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r))?;
-                let newly = apply(cells, &m, level)
+                let newly = apply_batches(cells, &batches, level)
                     .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
                 if !self.resident {
                     kept = None;
                 }
-                self.queue(r, &newly)?;
+                self.queue_batches(r, &newly)?;
             }
             msgs.cleanup();
             // This level's due logs are read: their files go with the next checkpoint.

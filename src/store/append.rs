@@ -162,6 +162,14 @@ impl AppendLog {
         Ok(f(&map))
     }
 
+    /// Calls `f` with every byte appended so far where they are all in memory (nothing
+    /// written to the file yet); `None`, without calling `f`, where they are not. Appending
+    /// waits while `f` runs.
+    pub fn with_memory<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let g = self.inner.lock().expect("log lock");
+        (g.written == 0).then(|| f(&g.buf))
+    }
+
     /// Calls `f` with a reader of every byte appended so far, from memory while nothing has
     /// been written, else read sequentially from the file (after writing the buffer): unlike
     /// [`AppendLog::with_bytes`], a large log is not mapped, so its pages never count as the
