@@ -7,11 +7,16 @@
 #
 #   scripts/serve-load.sh            # bawo n=3 lap-cap=64 up to SEEDS=12 seeds
 #   SEEDS=8 scripts/serve-load.sh    # a smaller database
-#   THREADS=1 scripts/serve-load.sh  # the server's --threads (default 0: one per core)
+#   THREADS=0 scripts/serve-load.sh  # the server's --threads (default here 1; 0: one per core)
+#
+# The default is one server thread because the generator runs on the same machine: on two
+# cores it takes one of them, and a server with a worker per core only fights it for that core
+# (README "serve", "Load"). Each line printed is one burst: p*_ms as the client read each
+# response, arrival_p*_ms to the kernel's arrival stamp of the response; target p99 <= 20 ms.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEEDS="${SEEDS:-12}"
-THREADS="${THREADS:-0}"
+THREADS="${THREADS:-1}"
 . scripts/serve-common.sh
 
 "$bin" solve --game bawo --n 3 --lap-cap 64 --seeds "$SEEDS" --out "$work/db" --quiet
