@@ -192,6 +192,27 @@ pub type PartSource<'a> = &'a (dyn Fn(usize, &mut dyn FnMut(&[PackedEdge])) -> R
 /// Targets per sub-range of [`PredRange::build`]'s radix pass, as a power of two.
 const SUB_BITS: u32 = 16;
 
+/// Exclusive prefix sums of per-chunk edge counts by sub-range: where chunk `c`'s edges of
+/// sub-range `s` start in the grouped array (`starts[c][s]`: sub-range by sub-range, chunks in
+/// order inside each), and where each sub-range starts (`sub_start`, the total last).
+fn group_starts<T: Copy + Into<u64>>(
+    counts: &[Vec<T>],
+    subs: usize,
+) -> (Vec<Vec<usize>>, Vec<usize>) {
+    let mut starts = vec![vec![0usize; subs]; counts.len()];
+    let mut sub_start = vec![0usize; subs + 1];
+    let mut at = 0usize;
+    for s in 0..subs {
+        sub_start[s] = at;
+        for (c, h) in counts.iter().enumerate() {
+            starts[c][s] = at;
+            at += h[s].into() as usize;
+        }
+    }
+    sub_start[subs] = at;
+    (starts, sub_start)
+}
+
 /// Offsets inside a range are `u32`: more edges into one range than that is refused.
 fn check_edge_count(edges: u64) -> Result<()> {
     if edges >= u32::MAX as u64 {
@@ -239,17 +260,7 @@ impl<S: Source> PredRange<S> {
             })
             .collect();
         // Where each chunk's edges of each sub-range start in the grouped array.
-        let mut starts = vec![vec![0usize; subs]; counts.len()];
-        let mut sub_start = vec![0usize; subs + 1];
-        let mut at = 0usize;
-        for s in 0..subs {
-            sub_start[s] = at;
-            for (c, h) in counts.iter().enumerate() {
-                starts[c][s] = at;
-                at += h[s] as usize;
-            }
-        }
-        sub_start[subs] = at;
+        let (starts, sub_start) = group_starts(&counts, subs);
         // Pass 2: scatter into sub-range order (each chunk writes its own disjoint slots).
         let mut grouped = super::huge::filled(edges.len(), 0u64);
         {
@@ -337,17 +348,7 @@ impl<S: Source> PredRange<S> {
         let total: u64 = counts.iter().flatten().sum();
         check_edge_count(total)?;
         // Where each part's edges of each sub-range start in the grouped array.
-        let mut starts = vec![vec![0usize; subs]; parts];
-        let mut sub_start = vec![0usize; subs + 1];
-        let mut at = 0usize;
-        for s in 0..subs {
-            sub_start[s] = at;
-            for (k, h) in counts.iter().enumerate() {
-                starts[k][s] = at;
-                at += h[s] as usize;
-            }
-        }
-        sub_start[subs] = at;
+        let (starts, sub_start) = group_starts(&counts, subs);
         let mut grouped = super::huge::filled(total as usize, 0u64);
         {
             let out = SharedSlice(grouped.as_mut_ptr());
