@@ -19,101 +19,8 @@ use crate::error::{Error, Result};
 use crate::store::bytes::{as_u32, as_u64, u32_bytes, u64_bytes};
 use crate::store::checksum::{Checksum, Hasher};
 
+pub use super::edgecodec::{index_bits, max_wide_range_bits, EdgeCodec, PackedEdge, NARROW_LIMIT};
 use super::predfile::{head, Offsets};
-
-/// Tiers of at most this many positions index every position in 32 bits ("narrow").
-pub const NARROW_LIMIT: u64 = 1 << 32;
-
-/// An edge in a bucket: the target's offset inside its range (high bits) and the source.
-pub type PackedEdge = u64;
-
-/// How one tier splits its indices into ranges and packs an edge into a [`PackedEdge`]: the
-/// source in the low `shift` bits, the target's offset inside its range above them.
-///
-/// Narrow tiers use `shift = 32`. A wide tier gives the source every bit its range's offsets
-/// leave free (`64 - range_bits`), so an edge stays 8 bytes; a tier needs
-/// `range_bits + index bits <= 64` ([`max_wide_range_bits`]), which the memory plan keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EdgeCodec {
-    shift: u32,
-    range_bits: u32,
-}
-
-/// Bits needed to write every index of a tier of `states` positions.
-pub fn index_bits(states: u64) -> u32 {
-    64 - states.saturating_sub(1).leading_zeros()
-}
-
-/// The largest range (as a power of two) whose offsets fit beside a wide tier's sources.
-pub fn max_wide_range_bits(states: u64) -> u32 {
-    64 - index_bits(states)
-}
-
-impl EdgeCodec {
-    /// The codec of a tier cut into ranges of `2^range_bits` positions (at most 2^32), with
-    /// 64-bit sources when `wide`.
-    pub fn new(wide: bool, range_bits: u32) -> EdgeCodec {
-        let range_bits = range_bits.min(32);
-        let shift = if wide { 64 - range_bits.max(1) } else { 32 };
-        EdgeCodec { shift, range_bits }
-    }
-
-    /// 32-bit sources: tiers of at most [`NARROW_LIMIT`] positions.
-    pub fn narrow(range_bits: u32) -> EdgeCodec {
-        EdgeCodec::new(false, range_bits)
-    }
-
-    /// Whether sources are stored in 64 bits.
-    pub fn is_wide(self) -> bool {
-        self.shift != 32
-    }
-
-    pub fn range_bits(self) -> u32 {
-        self.range_bits
-    }
-
-    /// The range of a tier-wide index, and its offset inside the range.
-    #[inline]
-    pub fn split(self, index: u64) -> (usize, u64) {
-        let mask = (1u64 << self.range_bits) - 1;
-        ((index >> self.range_bits) as usize, index & mask)
-    }
-
-    /// Whether every index and edge of a tier of `states` positions fits.
-    pub fn fits(self, states: u64) -> bool {
-        if self.is_wide() {
-            index_bits(states) <= self.shift
-        } else {
-            states <= NARROW_LIMIT
-        }
-    }
-
-    #[inline]
-    pub fn pack(self, target_local: u64, source: u64) -> PackedEdge {
-        debug_assert!(source >> self.shift == 0 && target_local >> (64 - self.shift) == 0);
-        (target_local << self.shift) | source
-    }
-
-    /// The target's offset inside its range.
-    #[inline]
-    pub fn target(self, e: PackedEdge) -> usize {
-        (e >> self.shift) as usize
-    }
-
-    #[inline]
-    pub fn source(self, e: PackedEdge) -> u64 {
-        e & ((1u64 << self.shift) - 1)
-    }
-
-    /// Bytes per source in predecessor lists.
-    pub fn source_bytes(self) -> u64 {
-        if self.is_wide() {
-            8
-        } else {
-            4
-        }
-    }
-}
 
 /// A source as stored in predecessor lists: `u32` in narrow tiers, `u64` in wide ones.
 pub trait Source: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
@@ -558,15 +465,20 @@ pub fn view_preds_file<'a>(
 mod tests {
     use super::*;
 
-    const N: EdgeCodec = EdgeCodec {
-        shift: 32,
-        range_bits: 30,
-    };
+    /// The narrow codec of ranges of 2^30 positions.
+    fn n() -> EdgeCodec {
+        EdgeCodec::narrow(30)
+    }
 
     #[test]
     fn counting_sort_groups_sources_by_target() {
-        let edges = [N.pack(2, 10), N.pack(0, 11), N.pack(2, 12), N.pack(3, 13)];
-        let r = PredRange::<u32>::build(4, &edges, N).unwrap();
+        let edges = [
+            n().pack(2, 10),
+            n().pack(0, 11),
+            n().pack(2, 12),
+            n().pack(3, 13),
+        ];
+        let r = PredRange::<u32>::build(4, &edges, n()).unwrap();
         let v = r.view();
         assert_eq!(v.preds(0), &[11]);
         assert_eq!(v.preds(1), &[] as &[u32]);
@@ -579,9 +491,9 @@ mod tests {
         // Several sub-ranges and input chunks, targets in arbitrary order.
         let len = 300_000usize;
         let edges: Vec<u64> = (0..1_000_000u64)
-            .map(|i| N.pack((i * 7919) % len as u64, i % 65_537))
+            .map(|i| n().pack((i * 7919) % len as u64, i % 65_537))
             .collect();
-        let got = PredRange::<u32>::build(len, &edges, N).unwrap();
+        let got = PredRange::<u32>::build(len, &edges, n()).unwrap();
         let mut want: Vec<Vec<u32>> = vec![Vec::new(); len];
         for &e in &edges {
             want[(e >> 32) as usize].push(e as u32);
@@ -594,7 +506,7 @@ mod tests {
         }
         assert_eq!(got.offsets[len] as usize, edges.len());
         // Streamed from a source read twice: the same lists in the same order.
-        let streamed = PredRange::<u32>::build_streamed(len, N, &mut |f| {
+        let streamed = PredRange::<u32>::build_streamed(len, n(), &mut |f| {
             edges.chunks(1000).for_each(&mut *f);
             Ok(())
         })
@@ -602,7 +514,7 @@ mod tests {
         assert_eq!(streamed, got);
         // A source that gives other edges the second time is refused, not trusted.
         let mut reads = 0;
-        let changed = PredRange::<u32>::build_streamed(len, N, &mut |f| {
+        let changed = PredRange::<u32>::build_streamed(len, n(), &mut |f| {
             reads += 1;
             f(&edges[reads - 1..]);
             Ok(())
@@ -614,7 +526,7 @@ mod tests {
             edges[cuts[k]..cuts[k + 1]].chunks(999).for_each(&mut *f);
             Ok(())
         };
-        let parts = PredRange::<u32>::build_parts(len, N, cuts.len() - 1, &read).unwrap();
+        let parts = PredRange::<u32>::build_parts(len, n(), cuts.len() - 1, &read).unwrap();
         assert_eq!(parts, got);
         // A part that gives other edges the second time is refused.
         let reads = std::sync::atomic::AtomicUsize::new(0);
@@ -623,7 +535,7 @@ mod tests {
             f(&edges[cuts[k] + usize::from(k == 3 && n >= 5)..cuts[k + 1]]);
             Ok(())
         };
-        assert!(PredRange::<u32>::build_parts(len, N, cuts.len() - 1, &shifting).is_err());
+        assert!(PredRange::<u32>::build_parts(len, n(), cuts.len() - 1, &shifting).is_err());
     }
 
     /// Re-aligns file bytes through a `u64` buffer, as a page-aligned map would be.
@@ -642,7 +554,7 @@ mod tests {
     fn ranges_round_trip_through_files() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("preds");
-        let r = PredRange::<u32>::build(3, &[N.pack(1, 7), N.pack(1, 8)], N).unwrap();
+        let r = PredRange::<u32>::build(3, &[n().pack(1, 7), n().pack(1, 8)], n()).unwrap();
         r.write(&p).unwrap();
         let bytes = std::fs::read(&p).unwrap();
         // The narrow layout: kind and count, one block (two block offsets, three in-block
@@ -654,74 +566,6 @@ mod tests {
         let v = view_file::<u32>(&p, all, 3).unwrap();
         assert_eq!(v.preds(1), &[7, 8]);
         assert!(view_file::<u32>(&p, &all[..8], 3).is_err());
-    }
-
-    #[test]
-    fn index_bits_and_codec_limits_at_2_32_and_2_40() {
-        assert_eq!(index_bits(0), 0);
-        assert_eq!(index_bits(1), 0);
-        assert_eq!(index_bits(2), 1);
-        assert_eq!(index_bits(1 << 32), 32);
-        assert_eq!(index_bits((1 << 32) + 1), 33);
-        assert_eq!(index_bits(1 << 40), 40);
-        assert_eq!(index_bits((1 << 40) + 1), 41);
-        assert_eq!(max_wide_range_bits(1 << 34), 30);
-        assert_eq!(max_wide_range_bits((1 << 34) + 1), 29);
-        assert_eq!(max_wide_range_bits(1 << 40), 24);
-        // Narrow holds exactly the tiers whose indices fit 32 bits.
-        assert!(N.fits(1 << 32));
-        assert!(!N.fits((1 << 32) + 1));
-        assert!(!N.is_wide() && N.source_bytes() == 4);
-        assert_eq!(EdgeCodec::narrow(30), N);
-        let w = EdgeCodec::new(true, 30);
-        assert!(w.is_wide() && w.source_bytes() == 8);
-        assert!(w.fits((1 << 32) + 1));
-        assert!(w.fits(1 << 34));
-        assert!(!w.fits((1 << 34) + 1));
-        assert!(EdgeCodec::new(true, 24).fits(1 << 40));
-        assert!(!EdgeCodec::new(true, 24).fits((1 << 40) + 1));
-        // Ranges of one position (range_bits 0) still leave the source its bits.
-        assert!(EdgeCodec::new(true, 0).fits(1 << 63));
-    }
-
-    #[test]
-    fn indices_split_into_ranges_near_2_32_and_2_40() {
-        let c = EdgeCodec::new(true, 30);
-        assert_eq!(c.split((1 << 32) - 1), (3, (1 << 30) - 1));
-        assert_eq!(c.split(1 << 32), (4, 0));
-        assert_eq!(c.split((1 << 32) + 1), (4, 1));
-        assert_eq!(c.split((1 << 40) - 1), (1023, (1 << 30) - 1));
-        assert_eq!(c.split(1 << 40), (1024, 0));
-        let c = EdgeCodec::new(true, 24);
-        assert_eq!(c.split((1 << 40) + 7), (1 << 16, 7));
-        // One range of 2^32 positions (the in-memory graphs): the offset is the index.
-        let one = EdgeCodec::narrow(32);
-        assert_eq!(one.split((1 << 32) - 1), (0, (1 << 32) - 1));
-        assert_eq!(EdgeCodec::narrow(0).split(5), (5, 0));
-    }
-
-    #[test]
-    fn wide_edges_round_trip_near_2_32_and_2_40() {
-        for (bits, states) in [(30u32, (1u64 << 33) + 5), (24, 1u64 << 40)] {
-            let c = EdgeCodec::new(true, bits);
-            assert!(c.fits(states));
-            let last_local = (1u64 << bits) - 1;
-            for source in [
-                0,
-                (1 << 32) - 1,
-                1 << 32,
-                (1 << 32) + 1,
-                states / 2,
-                states - 1,
-            ] {
-                for local in [0, 1, last_local - 1, last_local] {
-                    let e = c.pack(local, source);
-                    assert_eq!((c.target(e) as u64, c.source(e)), (local, source));
-                }
-            }
-        }
-        // The narrow packing is the one earlier versions wrote: target above bit 32.
-        assert_eq!(N.pack(5, u32::MAX as u64), (5 << 32) | u32::MAX as u64);
     }
 
     #[test]

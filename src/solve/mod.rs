@@ -37,6 +37,7 @@
 //! never imports the database layer above it.
 
 pub mod attractor;
+mod blocksink;
 pub mod budget;
 pub mod cell;
 pub mod checkpoint;
@@ -44,6 +45,7 @@ pub mod compress;
 pub mod counts;
 pub mod disk;
 pub mod duelog;
+pub mod edgecodec;
 pub mod edgelog;
 pub mod estimate;
 pub mod flags;

@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::attractor::{apply_batches, concat, emit_batches};
+use super::blocksink::{BlockSink, Logged};
 use super::budget::{MemoryPlan, TierPlan};
 use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
@@ -44,7 +45,7 @@ use super::work::{LogName, Slot, WorkFile};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
-use crate::store::bytes::{as_u32, map_ro, u32_bytes};
+use crate::store::bytes::{as_u32, map_ro};
 use crate::store::table;
 use crate::store::Checksum;
 use memmap2::MmapMut;
@@ -177,91 +178,6 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) consumed: Vec<PathBuf>,
 }
 
-/// `(level, offset)` pairs bucketed by level, in the order given, each offset masked to a
-/// range of `2^range_bits` positions.
-fn by_level(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u32>> {
-    let mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1);
-    let mut by_level: Vec<Vec<u32>> = Vec::new();
-    for &(level, idx) in items {
-        let l = level as usize;
-        if by_level.len() <= l {
-            by_level.resize_with(l + 1, Vec::new);
-        }
-        by_level[l].push(idx & mask);
-    }
-    by_level
-}
-
-/// `(level, offset)` pairs bucketed by level as [`by_level`] does, each level's offsets
-/// coded as one due-log piece ([`super::duelog::encode`]); a level with none is empty.
-fn due_pieces(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u8>> {
-    by_level(items, range_bits)
-        .iter_mut()
-        .map(|words| {
-            let mut piece = Vec::new();
-            if !words.is_empty() {
-                super::duelog::encode(words, &mut piece);
-            }
-            piece
-        })
-        .collect()
-}
-
-/// A block whose successors were passed, its cells and due positions not yet logged.
-struct Logged {
-    start: u64,
-    cells: Vec<u32>,
-    due: Vec<(u32, u32)>,
-}
-
-/// The logs a block's cells and due positions go to ([`Job::block_sink`]).
-struct BlockSink<'a> {
-    work: &'a Path,
-    range_bits: u32,
-    resident: bool,
-    cell_logs: &'a mut [Option<AppendLog>],
-    due: &'a mut BTreeMap<(u32, usize), AppendLog>,
-}
-
-impl BlockSink<'_> {
-    /// Appends a passed block's cells to its range's cell log and queues its due positions;
-    /// gives back the cells' buffer for the next block.
-    fn log(&mut self, block: Logged) -> Result<Vec<u32>> {
-        let r = (block.start >> self.range_bits) as usize;
-        if self.cell_logs[r].is_none() {
-            let log = AppendLog::create(&self.work.join(LogName::Cells(r).file().name()))?;
-            self.cell_logs[r] = Some(log);
-        }
-        self.cell_logs[r]
-            .as_ref()
-            .expect("created above")
-            .append(u32_bytes(&block.cells))?;
-        self.queue(r, &block.due)?;
-        Ok(block.cells)
-    }
-
-    fn due_log(&mut self, level: u32, r: usize) -> Result<&AppendLog> {
-        if !self.due.contains_key(&(level, r)) {
-            let path = self.work.join(WorkFile::Due { level, range: r }.name());
-            let log = AppendLog::create(&path)?;
-            let log = if self.resident { log.hold() } else { log };
-            self.due.insert((level, r), log);
-        }
-        Ok(&self.due[&(level, r)])
-    }
-
-    /// Appends `(level, offset in range r)` pairs to the due logs of their level, one
-    /// due-log piece per level ([`super::duelog`]).
-    fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
-        for (level, piece) in due_pieces(items, self.range_bits).iter().enumerate() {
-            if !piece.is_empty() {
-                self.due_log(level as u32, r)?.append(piece)?;
-            }
-        }
-        Ok(())
-    }
-}
-
 impl<'g, G: Game> Job<'g, G> {
     pub(super) fn range_len(&self, r: usize) -> usize {
         let start = (r as u64) << self.st.range_bits;
@@ -372,29 +288,6 @@ impl<'g, G: Game> Job<'g, G> {
             cell_logs: &mut self.cell_logs,
             due: &mut self.due,
         }
-    }
-
-    /// Appends the `(level, offset in range r)` pairs of `batches`, taken in order, to the
-    /// due logs of their level: each batch is bucketed by level and coded as one due-log
-    /// piece per level ([`super::duelog`]) by a worker, then the pieces are appended level by
-    /// level in batch order.
-    fn queue_batches(&mut self, r: usize, batches: &[Vec<(u32, u32)>]) -> Result<()> {
-        use rayon::prelude::*;
-        let range_bits = self.st.range_bits;
-        let pieces: Vec<Vec<Vec<u8>>> = batches
-            .par_iter()
-            .map(|b| due_pieces(b, range_bits))
-            .collect();
-        let levels = pieces.iter().map(Vec::len).max().unwrap_or(0);
-        let mut sink = self.block_sink();
-        for level in 0..levels {
-            for piece in pieces.iter().filter_map(|b| b.get(level)) {
-                if !piece.is_empty() {
-                    sink.due_log(level as u32, r)?.append(piece)?;
-                }
-            }
-        }
-        Ok(())
     }
 
     fn successors(
@@ -695,7 +588,7 @@ impl<'g, G: Game> Job<'g, G> {
                 if !self.resident {
                     kept = None;
                 }
-                self.queue_batches(r, &newly)?;
+                self.block_sink().queue_batches(r, &newly)?;
             }
             msgs.cleanup();
             // This level's due logs are read: their files go with the next checkpoint.
