@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the library's modules import one way (README, "Code layout"):
 #
-#   layer 0  value, rank, units plain types, number formatting
+#   layer 0  value, rank, units, clock  plain types, number formatting, CPU clocks
 #   layer 1  error              the error type
 #   layer 2  game               rule sets
 #   layer 3  store              files of a run directory (no solver, no database)
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/../src"
 
 layer() {
     case $1 in
-        value | rank | units) echo 0 ;;
+        value | rank | units | clock) echo 0 ;;
         error) echo 1 ;;
         game) echo 2 ;;
         store) echo 3 ;;

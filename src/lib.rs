@@ -88,8 +88,10 @@
 //! | [`db`]       | finished databases: compressed tier files, probes, verify, stats, play, export |
 //! | [`progress`] | progress bars and log lines                                       |
 //! | [`serve`]    | `bawo serve`: the web explorer and its JSON API                   |
+//! | [`clock`]    | CPU-time clocks: how many cores a phase kept busy                   |
 //! | `cluster`    | one solve across MPI ranks (cargo feature `mpi`)                   |
 
+pub mod clock;
 #[cfg(feature = "mpi")]
 pub mod cluster;
 pub mod db;

@@ -211,12 +211,16 @@ fn refuse_dangling_link(dir: &std::path::Path, flag: &str) -> Result<()> {
 fn print_timings(report: &SolveReport) {
     for (tier, t) in &report.timings {
         errln!(
-            "tier {tier:>3}: successors {:.3}s  predecessors {:.3}s  attractor {:.3}s ({} levels)  finish {:.3}s  compress {:.3}s ({})  edges {}  ranges {} (cells of {} held)  lower in memory {} of {} (taking {}; {:.0}% of lookups)",
+            "tier {tier:>3}: successors {:.3}s{}  predecessors {:.3}s{}  attractor {:.3}s{} ({} levels)  finish {:.3}s{}  compress {:.3}s ({})  edges {}  ranges {} (cells of {} held)  lower in memory {} of {} (taking {}; {:.0}% of lookups)",
             t.successors.as_secs_f64(),
+            cores(t.successors, t.cpu[0]),
             t.predecessors.as_secs_f64(),
+            cores(t.predecessors, t.cpu[1]),
             t.attractor.as_secs_f64(),
+            cores(t.attractor, t.cpu[2]),
             t.levels,
             t.finish.as_secs_f64(),
+            cores(t.finish, t.cpu[3]),
             t.compress.as_secs_f64(),
             if t.compressed_beside {
                 "beside the next tier"
@@ -232,6 +236,15 @@ fn print_timings(report: &SolveReport) {
             100.0 * t.lower.sampled_hits
         );
     }
+}
+
+/// " (1.9 cores)": the CPU time a phase took over its wall time, where the phase took long
+/// enough to say (at least 10 ms).
+fn cores(wall: std::time::Duration, cpu: std::time::Duration) -> String {
+    if wall.as_secs_f64() < 0.01 {
+        return String::new();
+    }
+    format!(" ({:.1} cores)", cpu.as_secs_f64() / wall.as_secs_f64())
 }
 
 /// The summary as `--json` prints it: each tier solved by this run also says what it wrote

@@ -208,21 +208,7 @@ impl Comm {
     }
 }
 
-/// CPU time of `clock` (`CLOCK_PROCESS_CPUTIME_ID`: every thread of this process;
-/// `CLOCK_THREAD_CPUTIME_ID`: the calling thread), zero if it cannot be read.
-pub fn cpu_time(clock: libc::clockid_t) -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec it is given.
-    let ok = unsafe { libc::clock_gettime(clock, &mut ts) } == 0;
-    if ok {
-        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-    } else {
-        Duration::ZERO
-    }
-}
+pub use crate::clock::cpu_time;
 
 /// Where each rank's part starts in a buffer of parts of `counts` elements.
 fn displacements(counts: &[Count]) -> Vec<Count> {

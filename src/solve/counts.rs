@@ -90,6 +90,9 @@ pub struct TierTimings {
     pub predecessors: Duration,
     pub attractor: Duration,
     pub finish: Duration,
+    /// Process CPU time of each phase (successors, predecessors, attractor, finish): with
+    /// the wall times above, how many cores each phase kept busy.
+    pub cpu: [Duration; 4],
     pub in_tier_edges: u64,
     pub levels: u32,
     pub ranges: u64,

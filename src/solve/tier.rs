@@ -23,7 +23,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
@@ -42,6 +42,7 @@ use super::pass::pass_block;
 use super::pass_tables::PassTables;
 use super::tables::Tables;
 use super::work::{LogName, Slot, WorkFile};
+use crate::clock::{Spent, Stopwatch};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
@@ -114,26 +115,26 @@ pub fn solve_tier<G: Game>(
         None => Job::start(game, tier, opts)?,
     };
     if job.st.phase == Phase::Successors {
-        let t = Instant::now();
+        let t = Stopwatch::start();
         let share = opts.plan.tier(tier).map_or(0, |t| t.pass_share);
         job.successors(lower, share, ckpt, progress)?;
-        job.timings.successors = t.elapsed();
+        (job.timings.successors, job.timings.cpu[0]) = split(t.spent());
     }
     if job.st.phase == Phase::Predecessors {
-        let t = Instant::now();
+        let t = Stopwatch::start();
         job.predecessors(ckpt, progress)?;
-        job.timings.predecessors = t.elapsed();
+        (job.timings.predecessors, job.timings.cpu[1]) = split(t.spent());
     }
-    let t = Instant::now();
+    let t = Stopwatch::start();
     let held_bytes = crate::store::fault::held_cells()
         .unwrap_or_else(|| opts.plan.tier(tier).map_or(0, |t| t.attractor_cells));
     job.attract(held_bytes, ckpt, progress)?;
-    job.timings.attractor = t.elapsed();
-    let t = Instant::now();
+    (job.timings.attractor, job.timings.cpu[2]) = split(t.spent());
+    let t = Stopwatch::start();
     progress.phase("finish", job.ranges as u64, 0);
     let fp = ckpt.manifest.fingerprint_value();
     let (counts, header, bytes) = job.finish(table_path, fp, progress)?;
-    job.timings.finish = t.elapsed();
+    (job.timings.finish, job.timings.cpu[3]) = split(t.spent());
     job.timings.in_tier_edges = job.st.in_tier_edges;
     job.timings.ranges = job.ranges as u64;
     Ok(SolvedTier {
@@ -142,6 +143,11 @@ pub fn solve_tier<G: Game>(
         header,
         bytes,
     })
+}
+
+/// A phase's wall and CPU time, as [`TierTimings`] keeps them.
+fn split(s: Spent) -> (Duration, Duration) {
+    (s.wall, s.cpu)
 }
 
 /// A tier being solved: its checkpoint state and open work files. (Resuming one is in
@@ -427,8 +433,10 @@ impl<'g, G: Game> Job<'g, G> {
             let len = self.range_len(r);
             let codec = self.codec();
             // Read twice, never decoded into memory whole: building holds the grouped edges
-            // and the result, what the memory plan counts. A log held in memory (a resident
-            // tier's) is read by every worker, a run of its pieces each; else in one stream.
+            // and the result, what the memory plan counts. Every worker reads a run of the
+            // log's pieces: cut at pieces from memory (a resident tier's log), or at the
+            // appends the log marked in its file (each append is one piece), each run read
+            // with its own buffer.
             let parts = 4 * rayon::current_num_threads();
             let held = log.with_memory(|bytes| -> Result<Preds> {
                 let runs = edgelog::split(&path, bytes, parts)?;
@@ -438,9 +446,16 @@ impl<'g, G: Game> Job<'g, G> {
             });
             let preds = match held {
                 Some(preds) => preds?,
-                None => Preds::build_streamed(len, codec, &mut |f| {
-                    log.with_reader(|rd| edgelog::for_each(codec, len, &path, rd, f))?
-                })?,
+                None => log
+                    .with_runs(parts, |file, runs| {
+                        Preds::build_parts(len, codec, runs.len(), &|k, f| {
+                            let mut rd = crate::store::append::reader_at(file, runs[k].clone());
+                            edgelog::for_each(codec, len, &path, &mut rd, f)
+                        })
+                    })?
+                    .ok_or_else(|| {
+                        Error::Internal(format!("range {r}'s edge log is neither held nor written"))
+                    })??,
             };
             let sum = if self.resident {
                 // Checksummed only if a checkpoint writes the file (most resident tiers

@@ -38,7 +38,17 @@ struct Inner {
     /// Bytes known to be synced: a commit with nothing new skips its sync.
     synced: u64,
     crc: crc32fast::Hasher,
+    /// Offsets where an append began, at least [`MARK_EVERY`] bytes apart, from 0: each is
+    /// the start of a whole record of the log's own format, so the log can be cut there
+    /// into runs that readers take side by side ([`AppendLog::with_runs`]).
+    marks: Vec<u64>,
 }
+
+/// Least bytes between two [`Inner::marks`].
+const MARK_EVERY: u64 = 1 << 20;
+
+/// Buffer of each reader of a run ([`reader_at`]): one per worker at a time.
+const RUN_BUF: usize = 1 << 18;
 
 /// An append-only file shared by workers.
 pub struct AppendLog {
@@ -78,6 +88,7 @@ impl AppendLog {
                 written: 0,
                 synced: 0,
                 crc: crc32fast::Hasher::new(),
+                marks: Vec::new(),
             }),
         })
     }
@@ -126,6 +137,12 @@ impl AppendLog {
                 written: c.len,
                 synced: 0,
                 crc,
+                // The committed prefix ended with a whole append.
+                marks: if c.len == 0 {
+                    Vec::new()
+                } else {
+                    vec![0, c.len]
+                },
             }),
         })
     }
@@ -188,6 +205,25 @@ impl AppendLog {
         Ok(f(&mut std::io::BufReader::with_capacity(1 << 20, at)))
     }
 
+    /// Where the log's bytes are in its file (its buffer written first), calls `f` with the
+    /// file and runs of whole appends that cover it, at most `parts` of about equal bytes
+    /// (cut at [`Inner::marks`]), for readers to take side by side with [`reader_at`];
+    /// `None`, without calling `f`, where they are all in memory
+    /// ([`AppendLog::with_memory`] serves those). Appending waits while `f` runs.
+    pub fn with_runs<R>(
+        &self,
+        parts: usize,
+        f: impl FnOnce(&File, &[std::ops::Range<u64>]) -> R,
+    ) -> Result<Option<R>> {
+        let mut g = self.inner.lock().expect("log lock");
+        if g.written == 0 {
+            return Ok(None);
+        }
+        Self::write_buf(&mut g, &self.path)?;
+        let runs = runs_at(&g.marks, g.written, parts);
+        Ok(Some(f(&g.file, &runs)))
+    }
+
     /// Deletes the log's file (emptied first, so its disk is freed even while the handle
     /// lives) and drops what it holds: for a log that no checkpoint will name again.
     pub fn discard(&self) -> Result<()> {
@@ -206,6 +242,10 @@ impl AppendLog {
     /// Appends `bytes` (whole, never interleaved with another worker's call).
     pub fn append(&self, bytes: &[u8]) -> Result<()> {
         let mut g = self.inner.lock().expect("log lock");
+        let start = g.written + g.buf.len() as u64;
+        if g.marks.last().is_none_or(|&m| start >= m + MARK_EVERY) {
+            g.marks.push(start);
+        }
         g.crc.update(bytes);
         if !g.hold && bytes.len() >= BUF {
             // A large piece goes to the file as it is, after what is buffered: copying it
@@ -274,6 +314,36 @@ impl AppendLog {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// Cuts `0..end` at some of `marks` (sorted, from 0) into at most `parts` runs of about
+/// `end / parts` bytes or more.
+fn runs_at(marks: &[u64], end: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
+    let goal = end.div_ceil(parts.max(1) as u64).max(1);
+    let mut runs = Vec::new();
+    let mut start = 0u64;
+    for &m in marks.iter().filter(|&&m| m > 0 && m < end) {
+        if m - start >= goal {
+            runs.push(start..m);
+            start = m;
+        }
+    }
+    if start < end {
+        runs.push(start..end);
+    }
+    runs
+}
+
+/// A buffered reader of bytes `run` of `file` (a run of [`AppendLog::with_runs`]).
+pub fn reader_at(file: &File, run: std::ops::Range<u64>) -> impl Read + '_ {
+    std::io::BufReader::with_capacity(
+        RUN_BUF,
+        ReadAt {
+            file,
+            pos: run.start,
+            end: run.end,
+        },
+    )
 }
 
 /// A file read sequentially from `pos` to `end` by position (the log's own handle keeps its
@@ -365,5 +435,81 @@ mod tests {
             AppendLog::resume(&p, c2),
             Err(Error::Corrupt { .. })
         ));
+    }
+
+    /// Records of `len` bytes, each starting with its length (4 bytes) and its number.
+    fn record(n: u32, len: usize) -> Vec<u8> {
+        let mut r = (len as u32).to_le_bytes().to_vec();
+        r.extend_from_slice(&n.to_le_bytes());
+        r.resize(len, n as u8);
+        r
+    }
+
+    /// The records of a run, checking that it holds whole ones.
+    fn records_of(file: &File, run: std::ops::Range<u64>) -> Vec<u32> {
+        let mut bytes = Vec::new();
+        reader_at(file, run).read_to_end(&mut bytes).unwrap();
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+            assert!(len >= 8 && at + len <= bytes.len(), "a run cuts a record");
+            out.push(u32::from_le_bytes(
+                bytes[at + 4..at + 8].try_into().unwrap(),
+            ));
+            at += len;
+        }
+        out
+    }
+
+    #[test]
+    fn runs_cover_the_log_in_whole_appends_also_after_a_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let log = AppendLog::create(&p).unwrap();
+        let sizes = |n: u32| 8 + (n as usize * 7919) % 90_000;
+        let mut n = 0u32;
+        while log.len() < 6 * MARK_EVERY {
+            log.append(&record(n, sizes(n))).unwrap();
+            n += 1;
+        }
+        let c = log.commit().unwrap();
+        log.append(&record(n, 100)).unwrap();
+        drop(log);
+        let log = AppendLog::resume(&p, c).unwrap();
+        let mut want: Vec<u32> = (0..n).collect();
+        while log.len() < 10 * MARK_EVERY {
+            log.append(&record(n, sizes(n))).unwrap();
+            want.push(n);
+            n += 1;
+        }
+        for parts in [1, 2, 3, 8] {
+            let got = log
+                .with_runs(parts, |file, runs| {
+                    assert!(!runs.is_empty() && runs.len() <= parts);
+                    if parts > 1 {
+                        assert!(runs.len() > 1, "a log of 10 MiB is cut ({parts} parts)");
+                    }
+                    assert_eq!(runs[0].start, 0);
+                    for w in runs.windows(2) {
+                        assert_eq!(w[0].end, w[1].start);
+                    }
+                    assert_eq!(runs.last().unwrap().end, log_len(file));
+                    runs.iter()
+                        .flat_map(|r| records_of(file, r.clone()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap()
+                .expect("written to the file");
+            assert_eq!(got, want);
+        }
+        // A log held in memory has no runs: its readers take the bytes from memory.
+        let held = AppendLog::create(&dir.path().join("held")).unwrap().hold();
+        held.append(&record(0, 64)).unwrap();
+        assert!(held.with_runs(4, |_, _| ()).unwrap().is_none());
+    }
+
+    fn log_len(file: &File) -> u64 {
+        file.metadata().unwrap().len()
     }
 }
