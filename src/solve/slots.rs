@@ -11,16 +11,20 @@ use super::tier::Job;
 use super::work::{LogName, WorkFile};
 use crate::error::{Error, Result};
 use crate::game::Game;
+use crate::store::append::AppendLog;
 use crate::store::bytes::file_checksum;
+use crate::store::syncs::each_in_parallel;
 
 impl<G: Game> Job<'_, G> {
     /// Commits every log and cell slot and saves the manifest.
     pub(super) fn checkpoint(&mut self, ckpt: &mut Checkpoints<'_>) -> Result<()> {
-        let mut logs = BTreeMap::new();
+        // Every log with bytes since the last checkpoint is synced; out of core there are
+        // hundreds (a due log per level and range), synced side by side.
+        let mut to_commit: Vec<(LogName, &AppendLog)> = Vec::new();
         if self.st.phase == Phase::Successors {
             for (r, log) in self.cell_logs.iter().enumerate() {
                 if let Some(log) = log {
-                    logs.insert(LogName::Cells(r), log.commit()?);
+                    to_commit.push((LogName::Cells(r), log));
                 }
             }
         }
@@ -32,11 +36,17 @@ impl<G: Game> Job<'_, G> {
             Phase::Attractor => self.edge_logs.len(),
         };
         for (r, log) in self.edge_logs.iter().enumerate().skip(needed_edges) {
-            logs.insert(LogName::Edges(r), log.commit()?);
+            to_commit.push((LogName::Edges(r), log));
         }
         for (&(l, r), log) in &self.due {
-            logs.insert(LogName::Due { level: l, range: r }, log.commit()?);
+            to_commit.push((LogName::Due { level: l, range: r }, log));
         }
+        let committed = each_in_parallel(&to_commit, |(_, log)| log.commit())?;
+        let logs: BTreeMap<LogName, _> = to_commit
+            .iter()
+            .map(|(name, _)| *name)
+            .zip(committed)
+            .collect();
         self.st.logs = logs;
         for r in 0..self.ranges {
             let path = self.path(WorkFile::Preds(r));
@@ -51,23 +61,26 @@ impl<G: Game> Job<'_, G> {
                 }
             }
         }
-        for r in std::mem::take(&mut self.unsynced_preds) {
-            let path = self.path(WorkFile::Preds(r));
-            let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
-            f.sync_all().map_err(|e| Error::io(&path, e))?;
-        }
+        let preds: Vec<_> = std::mem::take(&mut self.unsynced_preds)
+            .into_iter()
+            .map(|r| self.path(WorkFile::Preds(r)))
+            .collect();
+        each_in_parallel(&preds, |path| sync_file(path))?;
         if self.st.phase >= Phase::Predecessors {
-            for r in 0..self.ranges {
-                if self.dirty[r] {
-                    let path = self.cells_path(r);
-                    let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
-                    f.sync_all().map_err(|e| Error::io(&path, e))?;
-                    self.st.slots[r] = SlotRecord {
-                        slot: self.slot[r],
-                        checksum: file_checksum(&path)?,
-                    };
-                    self.dirty[r] = false;
-                }
+            let dirty: Vec<(usize, std::path::PathBuf)> = (0..self.ranges)
+                .filter(|&r| self.dirty[r])
+                .map(|r| (r, self.cells_path(r)))
+                .collect();
+            let sums = each_in_parallel(&dirty, |(_, path)| {
+                sync_file(path)?;
+                file_checksum(path)
+            })?;
+            for ((r, _), checksum) in dirty.into_iter().zip(sums) {
+                self.st.slots[r] = SlotRecord {
+                    slot: self.slot[r],
+                    checksum,
+                };
+                self.dirty[r] = false;
             }
             crate::store::sync_dir(&self.st.work)?;
         }
@@ -125,4 +138,10 @@ impl<G: Game> Job<'_, G> {
         }
         Ok(())
     }
+}
+
+/// Syncs a file's data and metadata.
+fn sync_file(path: &std::path::Path) -> Result<()> {
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    f.sync_all().map_err(|e| Error::io(path, e))
 }

@@ -45,9 +45,9 @@ pub struct TierDisk {
 }
 
 /// The model of one tier's disk: out of core its work files peak either when the
-/// successor pass ends (cells, edge logs, due logs) or early in the attractor (cells and
-/// their copies, predecessor lists, due logs); edge logs are deleted range by range as the
-/// predecessor lists are built, so the two are never on disk together.
+/// successor pass ends (cells, edge logs, due logs), while predecessor lists are built (edge
+/// logs are deleted by checkpoints, about an eighth of them at a time, as the lists are
+/// built), or early in the attractor (cells and their copies, predecessor lists, due logs).
 pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
     let stored = tp.states as f64;
     let e = shape.edges_per_position;
@@ -58,9 +58,11 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         let edges = EDGE_LOG_BYTES * e;
         let preds = PRED_OFFSET_BYTES + source * e;
         let at_successors = CELL_BYTES + edges + DUE_BYTES;
+        // Up to an eighth of the edge logs wait for the next checkpoint to delete them.
+        let at_predecessors = CELL_BYTES + preds.max(edges) + edges / 8.0 + DUE_BYTES;
         let in_attractor = 2.0 * CELL_BYTES + preds + DUE_BYTES;
         (
-            at_successors.max(in_attractor),
+            at_successors.max(at_predecessors).max(in_attractor),
             2.0 * CELL_BYTES + edges + preds + DUE_BYTES,
         )
     };

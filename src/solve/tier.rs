@@ -426,9 +426,18 @@ impl<'g, G: Game> Job<'g, G> {
         progress: &dyn TierProgress,
     ) -> Result<()> {
         progress.phase("predecessors", self.ranges as u64, self.st.next);
+        // Out of core, a checkpoint deletes the edge logs of the ranges built before it; one
+        // after every range would wait for the disk (syncing the range's predecessor file and
+        // the manifest) as often as there are ranges, with a core idle. So one is taken once
+        // the built ranges' logs reach an eighth of the tier's (and after the last range):
+        // the disk holds at most that eighth beside the predecessor files
+        // ([`super::space::tier_disk`] counts it).
+        let all_edges: u64 = self.edge_logs.iter().map(AppendLog::len).sum();
+        let mut built_edges = 0u64;
         while (self.st.next as usize) < self.ranges {
             let r = self.st.next as usize;
             let log = &self.edge_logs[r];
+            let log_bytes = log.len();
             let path = log.path().to_path_buf();
             let len = self.range_len(r);
             let codec = self.codec();
@@ -472,11 +481,11 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.next += 1;
             progress.advance(1);
             self.note_disk(0);
-            // Out of core, a range's edge log goes as soon as a checkpoint no longer needs it
-            // (the checkpoint deletes it), so the edge logs and predecessor files of a tier
-            // are never on disk together.
-            if !self.resident || ckpt.due() {
+            built_edges += log_bytes;
+            let last = self.st.next as usize == self.ranges;
+            if (!self.resident && (last || built_edges >= all_edges.div_ceil(8))) || ckpt.due() {
                 self.checkpoint(ckpt)?;
+                built_edges = 0;
             }
         }
         self.st.phase = Phase::Attractor;

@@ -23,6 +23,7 @@ pub mod fault;
 pub mod ledger;
 pub mod lock;
 pub mod manifest;
+pub mod syncs;
 pub mod table;
 
 pub use checksum::Checksum;
