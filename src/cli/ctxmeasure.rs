@@ -68,7 +68,8 @@ pub struct MeasureCtxArgs {
     pub far: bool,
     /// With `--code`: blocks are tiles `MxO` of the board space (for each split of the seeds
     /// between the sides, M consecutive mover configurations times O consecutive opponent
-    /// configurations, coded opponent-major); encoded only.
+    /// configurations, coded opponent-major; or N: M = min(256, the mover's configurations),
+    /// O = N / M); encoded only.
     #[arg(long)]
     pub tile: Option<String>,
     /// With `--code`: the static-table coder (`db::ctxstatic`), one model per `--ctx` (features
@@ -418,11 +419,15 @@ fn tiles(
     mask: &[bool],
     tile: &str,
 ) -> Result<()> {
-    let (tm, to) = tile
-        .split_once('x')
-        .and_then(|(m, o)| Some((m.parse::<usize>().ok()?, o.parse::<usize>().ok()?)))
-        .filter(|&(m, o)| m > 0 && o > 0)
-        .ok_or_else(|| usage("--tile takes MxO, e.g. 512x32"))?;
+    // `MxO`, or `N`: about N positions a tile, M = min(256, the mover's configurations).
+    let (tm, to, target) = match tile.split_once('x') {
+        Some((m, o)) => (m.parse::<usize>().ok(), o.parse::<usize>().ok(), None),
+        None => (Some(256), Some(1), tile.parse::<usize>().ok()),
+    };
+    let (tm, to) = tm
+        .zip(to)
+        .filter(|&(m, o)| m > 0 && o > 0 && target != Some(0))
+        .ok_or_else(|| usage("--tile takes MxO (e.g. 512x32) or a size N"))?;
     let h = pits / 2;
     let side = bawo::rank::Ranker::new(h, seeds);
     let mut stamp = vec![0u32; ranks.len()];
@@ -435,6 +440,10 @@ fn tiles(
         let no = side
             .count(seeds - sa)
             .map_err(|_| usage("side too large"))? as usize;
+        let (tm, to) = match target {
+            Some(n) => (tm.min(nm), n.div_ceil(tm.min(nm))),
+            None => (tm, to),
+        };
         for o0 in (0..no).step_by(to) {
             for m0 in (0..nm).step_by(tm) {
                 order.clear();
@@ -456,7 +465,7 @@ fn tiles(
         }
     }
     outln!(
-        "tier {tier}: {} entries in {blocks} tiles of {tm}x{to}: {bytes} bytes = {:.3} bits per stored entry (encoded only); {:.1} ns/entry",
+        "tier {tier}: {} entries in {blocks} tiles of {tile}: {bytes} bytes = {:.3} bits per stored entry (encoded only); {:.1} ns/entry",
         ranks.len(),
         bytes as f64 * 8.0 / ranks.len() as f64,
         t.elapsed().as_secs_f64() * 1e9 / ranks.len() as f64
