@@ -55,6 +55,40 @@ pub struct MeasureCtxArgs {
     /// bytes and the time per entry (Bawo only).
     #[arg(long)]
     pub code: bool,
+    /// With `--code`: prime the models by a first pass over the tier (blocks of the same
+    /// size, models carried across), every block starting from that state.
+    #[arg(long)]
+    pub prime: bool,
+    /// With `--code --prime`: no updates while coding (static probabilities and weights).
+    #[arg(long)]
+    pub frozen: bool,
+    /// With `--code`: neighbours in earlier blocks count too (a bound for block layouts that
+    /// keep both kinds of neighbour near; encoded only, not decoded).
+    #[arg(long)]
+    pub far: bool,
+    /// With `--code`: blocks are tiles `MxO` of the board space (for each split of the seeds
+    /// between the sides, M consecutive mover configurations times O consecutive opponent
+    /// configurations, coded opponent-major; or N: M = min(256, the mover's configurations),
+    /// O = N / M); encoded only.
+    #[arg(long)]
+    pub tile: Option<String>,
+    /// With `--code`: the static-table coder (`db::ctxstatic`), one model per `--ctx` (features
+    /// prev, nJ, sa), fitted by a counting pass and a mixer pass over the tier; the tables'
+    /// bytes (levels zstd-compressed) and weights are counted in the size.
+    #[arg(long = "static")]
+    pub stat: bool,
+    /// With `--static`: contexts seen fewer times hold no opinion.
+    #[arg(long, default_value_t = 8)]
+    pub min_count: u32,
+    /// With `--static`: the stretched probabilities' quantisation step (1/256 units).
+    #[arg(long, default_value_t = 24)]
+    pub step: i32,
+    /// With `--static`: the mixer restarts from the fitted weights at every block and adapts.
+    #[arg(long)]
+    pub adapt_mix: bool,
+    /// With `--static`: passes that substitute the don't-care entries and count again.
+    #[arg(long, default_value_t = 0)]
+    pub refit: u32,
     /// Learning rate of the mixer.
     #[arg(long, default_value_t = 0.02)]
     pub rate: f64,
@@ -279,13 +313,61 @@ fn prototype<G: Game>(g: &G, tier: u32, raw: &[u16], a: &MeasureCtxArgs) -> Resu
         }
     }
     let block = 1usize << a.block;
+    if a.stat {
+        return static_proto(&ranker, pits, seeds, tier, &mut ranks, &mask, a);
+    }
+    let t = Instant::now();
+    let mut proto = db::ctxcode::CtxCoder::new(pits, seeds);
+    if a.prime {
+        proto.frozen = a.frozen;
+        let (used, nodes) = proto.train(
+            &ranker,
+            seeds,
+            &mut ranks
+                .chunks(block)
+                .enumerate()
+                .map(|(b, part)| ((b * block) as u64, part.to_vec())),
+            &|i| mask[i as usize],
+        );
+        outln!(
+            "primed: {used} slots used, {nodes} (slot, node) counters; training {:.1} ns/entry",
+            t.elapsed().as_secs_f64() * 1e9 / raw.len() as f64
+        );
+    }
+    if let Some(tile) = &a.tile {
+        return tiles(
+            &mut proto, &ranker, pits, seeds, tier, &mut ranks, &mask, tile,
+        );
+    }
+    if a.far {
+        // Every block codes with all earlier entries of the tier as neighbours.
+        let t = Instant::now();
+        let mut bytes = 0usize;
+        for b in 0..ranks.len().div_ceil(block) {
+            let end = ((b + 1) * block).min(ranks.len());
+            bytes += proto
+                .encode_span(&ranker, seeds, 0, &mut ranks[..end], b * block, &|i| {
+                    mask[i as usize]
+                })
+                .len();
+        }
+        outln!(
+            "tier {tier}: {} entries, blocks of 2^{}, every neighbour known: {} bytes = {:.3} bits per stored entry (encoded only); encode {:.1} ns/entry",
+            raw.len(),
+            a.block,
+            bytes,
+            bytes as f64 * 8.0 / raw.len() as f64,
+            t.elapsed().as_secs_f64() * 1e9 / raw.len() as f64
+        );
+        return Ok(());
+    }
     let t = Instant::now();
     let coded: Vec<Vec<u8>> = with_threads(a.threads, || {
         ranks
             .par_chunks_mut(block)
             .enumerate()
             .map_init(
-                || db::ctxcode::CtxCoder::new(pits, seeds),
+                || proto.clone(),
                 |c, (b, part)| {
                     let first = (b * block) as u64;
                     c.encode(&ranker, seeds, first, part, &|i| mask[i as usize])
@@ -296,7 +378,7 @@ fn prototype<G: Game>(g: &G, tier: u32, raw: &[u16], a: &MeasureCtxArgs) -> Resu
     let enc = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let cpu0 = thread_cpu();
-    let mut c = db::ctxcode::CtxCoder::new(pits, seeds);
+    let mut c = proto.clone();
     let mut out = Vec::new();
     for (b, bytes) in coded.iter().enumerate() {
         let first = b * block;
@@ -321,6 +403,170 @@ fn prototype<G: Game>(g: &G, tier: u32, raw: &[u16], a: &MeasureCtxArgs) -> Resu
         enc * 1e9 / n,
         dec * 1e9 / n,
         dec_cpu * 1e9 / n
+    );
+    Ok(())
+}
+
+/// `--code --tile MxO`: the tier coded in tiles of the board space, one block each.
+#[allow(clippy::too_many_arguments)]
+fn tiles(
+    c: &mut db::ctxcode::CtxCoder,
+    ranker: &bawo::rank::Ranker,
+    pits: usize,
+    seeds: u32,
+    tier: u32,
+    ranks: &mut [u8],
+    mask: &[bool],
+    tile: &str,
+) -> Result<()> {
+    // `MxO`, or `N`: about N positions a tile, M = min(256, the mover's configurations).
+    let (tm, to, target) = match tile.split_once('x') {
+        Some((m, o)) => (m.parse::<usize>().ok(), o.parse::<usize>().ok(), None),
+        None => (Some(256), Some(1), tile.parse::<usize>().ok()),
+    };
+    let (tm, to) = tm
+        .zip(to)
+        .filter(|&(m, o)| m > 0 && o > 0 && target != Some(0))
+        .ok_or_else(|| usage("--tile takes MxO (e.g. 512x32) or a size N"))?;
+    let h = pits / 2;
+    let side = bawo::rank::Ranker::new(h, seeds);
+    let mut stamp = vec![0u32; ranks.len()];
+    let (mut bytes, mut blocks, mut tag) = (0usize, 0usize, 0u32);
+    let mut board = vec![0u8; pits];
+    let mut order = Vec::new();
+    let t = std::time::Instant::now();
+    for sa in 0..=seeds {
+        let nm = side.count(sa).map_err(|_| usage("side too large"))? as usize;
+        let no = side
+            .count(seeds - sa)
+            .map_err(|_| usage("side too large"))? as usize;
+        let (tm, to) = match target {
+            Some(n) => (tm.min(nm), n.div_ceil(tm.min(nm))),
+            None => (tm, to),
+        };
+        for o0 in (0..no).step_by(to) {
+            for m0 in (0..nm).step_by(tm) {
+                order.clear();
+                for o in o0..(o0 + to).min(no) {
+                    side.unrank(seeds - sa, o as u64, &mut board[h..]);
+                    for m in m0..(m0 + tm).min(nm) {
+                        side.unrank(sa, m as u64, &mut board[..h]);
+                        order.push(ranker.rank(&board));
+                    }
+                }
+                tag += 1;
+                bytes += c
+                    .encode_order(ranker, &order, ranks, &mut stamp, tag, &|i| {
+                        mask[i as usize]
+                    })
+                    .len();
+                blocks += 1;
+            }
+        }
+    }
+    outln!(
+        "tier {tier}: {} entries in {blocks} tiles of {tile}: {bytes} bytes = {:.3} bits per stored entry (encoded only); {:.1} ns/entry",
+        ranks.len(),
+        bytes as f64 * 8.0 / ranks.len() as f64,
+        t.elapsed().as_secs_f64() * 1e9 / ranks.len() as f64
+    );
+    Ok(())
+}
+
+/// `--code --static`: the static-table coder over the whole tier, fitted, coded block by
+/// block, decoded and compared.
+fn static_proto(
+    ranker: &bawo::rank::Ranker,
+    pits: usize,
+    seeds: u32,
+    tier: u32,
+    ranks: &mut [u8],
+    mask: &[bool],
+    a: &MeasureCtxArgs,
+) -> Result<()> {
+    use db::ctxstatic::{parse, StaticCoder, MAX_MODELS};
+    let models: Vec<_> = a
+        .ctx
+        .iter()
+        .map(|c| parse(c).ok_or_else(|| usage("--static models take prev, nJ and sa")))
+        .collect::<Result<_>>()?;
+    if models.len() > MAX_MODELS {
+        return Err(usage("--static mixes at most 8 models"));
+    }
+    let block = 1usize << a.block;
+    let n = ranks.len() as f64;
+    let dc = |i: u64| mask[i as usize];
+    let cpu0 = thread_cpu();
+    let mut c = StaticCoder::new(pits, seeds, models);
+    c.adapt = a.adapt_mix;
+    for (b, part) in ranks.chunks(block).enumerate() {
+        c.count(ranker, seeds, (b * block) as u64, part, &dc);
+    }
+    let mut levels = c.build_tables(a.min_count, a.step);
+    for _ in 0..a.refit {
+        // Substitute the don't-care entries under the tables so far, then count again over
+        // what will be coded (don't-care entries included: they are coded too).
+        let mut work = ranks.to_vec();
+        for (b, part) in work.chunks_mut(block).enumerate() {
+            c.train(ranker, seeds, (b * block) as u64, part, &dc);
+        }
+        c.clear_counts();
+        for (b, part) in work.chunks(block).enumerate() {
+            c.count(ranker, seeds, (b * block) as u64, part, &|_| false);
+        }
+        levels = c.build_tables(a.min_count, a.step);
+    }
+    let cpu1 = thread_cpu();
+    outln!(
+        "empirical entropy of each model's counted decisions, bits per entry: {:?}",
+        c.entropy
+            .iter()
+            .map(|e| (e / n * 1000.0).round() / 1000.0)
+            .collect::<Vec<_>>()
+    );
+    let nonzero = levels.iter().filter(|&&l| l != 0).count();
+    let table = zstd::bulk::compress(&levels, 19)
+        .map_err(|e| Error::Mismatch(format!("zstd: {e}")))?
+        .len()
+        + c.weight_bytes();
+    let mut work = ranks.to_vec();
+    for (b, part) in work.chunks_mut(block).enumerate() {
+        c.train(ranker, seeds, (b * block) as u64, part, &dc);
+    }
+    let cpu2 = thread_cpu();
+    let coded: Vec<Vec<u8>> = ranks
+        .chunks_mut(block)
+        .enumerate()
+        .map(|(b, part)| c.encode(ranker, seeds, (b * block) as u64, part, &dc))
+        .collect();
+    let cpu3 = thread_cpu();
+    let mut out = Vec::new();
+    for (b, bytes) in coded.iter().enumerate() {
+        let first = b * block;
+        let len = block.min(ranks.len() - first);
+        c.decode(ranker, seeds, first as u64, len, bytes, &mut out);
+        if out[..] != ranks[first..first + len] {
+            return Err(Error::Mismatch(format!(
+                "block {b} does not decode to what was coded"
+            )));
+        }
+    }
+    let cpu4 = thread_cpu();
+    let bytes: usize = coded.iter().map(|b| b.len()).sum();
+    outln!(
+        "tier {tier}: {} entries, blocks of 2^{}: codes {} B + tables {} B ({} levels, {} nonzero) = {:.3} bits per stored entry ({:.3} codes only); CPU per entry: count {:.1} ns, mixer fit {:.1} ns, encode {:.1} ns, decode {:.1} ns",
+        ranks.len(),
+        a.block,
+        bytes,
+        table,
+        levels.len(),
+        nonzero,
+        (bytes + table) as f64 * 8.0 / n,
+        bytes as f64 * 8.0 / n,
+        (cpu1 - cpu0) * 1e9 / n,
+        (cpu2 - cpu1) * 1e9 / n,
+        (cpu3 - cpu2) * 1e9 / n,
+        (cpu4 - cpu3) * 1e9 / n,
     );
     Ok(())
 }

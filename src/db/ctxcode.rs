@@ -11,6 +11,12 @@
 //! weights learnt per node. The models start empty at every block, so blocks decode
 //! independently; nothing depends on other tiers, so no move is generated.
 //!
+//! Two measurement modes (README "Smaller databases"): [`CtxCoder::train`] primes the models
+//! with a pass over the tier so that every block starts from that state (what stored per-tier
+//! tables would give, their size aside), optionally `frozen` (no updates); and
+//! [`CtxCoder::encode_span`] codes a block with every earlier entry of the tier as context, a
+//! bound for block layouts that keep neighbours near.
+//!
 //! Not yet a file format: the stretch and squash tables are computed with `f64` `ln` and
 //! `exp`, which a format would have to replace by tables built in integers (or stored), so
 //! that every build decodes every file alike; neighbour offsets beyond `u32` are treated as
@@ -30,6 +36,7 @@ const W_INIT: i32 = 20_000;
 const LEARN_SHIFT: i32 = 9;
 
 /// The coder's tables and models, reused from block to block (the models restart per block).
+#[derive(Clone)]
 pub struct CtxCoder {
     pits: usize,
     half: usize,
@@ -43,6 +50,21 @@ pub struct CtxCoder {
     generation: u32,
     cur: [usize; MODELS],
     st: [i32; MODELS + 1],
+    w: [[i32; MODELS + 1]; ESCAPE],
+    /// Models primed by [`CtxCoder::train`]: every block starts from this state instead of
+    /// empty models (a stand-in for per-tier tables stored in the file).
+    prime: Option<Box<Prime>>,
+    /// Probabilities and mixer weights are not updated while coding (static models).
+    pub frozen: bool,
+    /// Blocks do not restart the models (used while training).
+    keep: bool,
+}
+
+/// A snapshot of the models after a training pass.
+#[derive(Clone)]
+struct Prime {
+    slots: Vec<[u32; 16]>,
+    generation: u32,
     w: [[i32; MODELS + 1]; ESCAPE],
 }
 
@@ -87,10 +109,60 @@ impl CtxCoder {
             cur: [0; MODELS],
             st: [0; MODELS + 1],
             w: [[W_INIT; MODELS + 1]; ESCAPE],
+            prime: None,
+            frozen: false,
+            keep: false,
         }
     }
 
+    /// Primes the models with a pass over `blocks` (each `(first, ranks)`, coded as
+    /// [`CtxCoder::encode`] would, models carried from block to block); later blocks start
+    /// from the state reached. Returns the slots and (slot, node) counters used.
+    pub fn train(
+        &mut self,
+        ranker: &Ranker,
+        seeds: u32,
+        blocks: &mut dyn Iterator<Item = (u64, Vec<u8>)>,
+        dont_care: &dyn Fn(u64) -> bool,
+    ) -> (usize, usize) {
+        self.prime = None;
+        self.begin_block();
+        self.keep = true;
+        let frozen = self.frozen;
+        self.frozen = false;
+        for (first, mut ranks) in blocks {
+            self.encode(ranker, seeds, first, &mut ranks, dont_care);
+        }
+        self.keep = false;
+        self.frozen = frozen;
+        let g = self.generation;
+        let used = self.slots.iter().filter(|s| s[0] == g).count();
+        let nodes = self
+            .slots
+            .iter()
+            .filter(|s| s[0] == g)
+            .map(|s| s[1..].iter().filter(|&&c| c & 0xffff > 0).count())
+            .sum();
+        self.prime = Some(Box::new(Prime {
+            slots: self.slots.clone(),
+            generation: g,
+            w: self.w,
+        }));
+        (used, nodes)
+    }
+
     fn begin_block(&mut self) {
+        if self.keep {
+            return;
+        }
+        if let Some(p) = &self.prime {
+            if !self.frozen || self.generation != p.generation {
+                self.slots.copy_from_slice(&p.slots);
+            }
+            self.generation = p.generation;
+            self.w = p.w;
+            return;
+        }
         self.generation = self.generation.wrapping_add(1);
         if self.generation == 0 {
             self.slots.iter_mut().for_each(|s| s[0] = 0);
@@ -115,6 +187,13 @@ impl CtxCoder {
             }
         }
         let prev = if i > 0 { done[i - 1] as u64 } else { 255 };
+        self.select(counts, &nb, prev);
+    }
+
+    /// Selects the models' slots from the board, the neighbours' ranks `nb` (255: pit
+    /// empty, 254: not known) and the rank coded before.
+    fn select(&mut self, counts: &[u8], nb: &[u64; 32], prev: u64) {
+        let pits = self.pits;
         let h = self.half;
         let side = |r: &[u8]| r.iter().fold(0u64, |a, &c| a * 37 + c as u64);
         let mut keys = [0u64; MODELS];
@@ -153,6 +232,9 @@ impl CtxCoder {
     }
 
     fn update(&mut self, node: usize, bit: u32, p: u32) {
+        if self.frozen {
+            return;
+        }
         let err = ((bit << 12) as i32) - p as i32;
         for k in 0..=MODELS {
             self.w[node][k] += (self.st[k] * err) >> LEARN_SHIFT;
@@ -194,12 +276,27 @@ impl CtxCoder {
         ranks: &mut [u8],
         dont_care: &dyn Fn(u64) -> bool,
     ) -> Vec<u8> {
+        self.encode_span(ranker, seeds, first, ranks, 0, dont_care)
+    }
+
+    /// Like [`CtxCoder::encode`] for the positions `first + start..` of `ranks` (positions
+    /// `first..`), the entries before `start` serving as context only: the size a layout
+    /// would reach in which every neighbour is known (a measurement; no decoder reads it).
+    pub fn encode_span(
+        &mut self,
+        ranker: &Ranker,
+        seeds: u32,
+        first: u64,
+        ranks: &mut [u8],
+        start: usize,
+        dont_care: &dyn Fn(u64) -> bool,
+    ) -> Vec<u8> {
         self.begin_block();
         let mut counts = vec![0u8; self.pits];
-        ranker.unrank(seeds, first, &mut counts);
+        ranker.unrank(seeds, first + start as u64, &mut counts);
         let mut enc = Encoder::new();
-        for i in 0..ranks.len() {
-            if i > 0 {
+        for i in start..ranks.len() {
+            if i > start {
                 ranker.next(&mut counts);
             }
             self.set_position(&counts, i, ranks);
@@ -218,6 +315,64 @@ impl CtxCoder {
                     enc.bit(((r - ESCAPE) as u32 >> b) & 1, 2048);
                 }
             }
+        }
+        enc.finish()
+    }
+
+    /// Codes the positions `order` (tier indices, in that order) as one block, a neighbour
+    /// known only when it was coded earlier in the same block (`stamp[index] == tag`, set
+    /// here): the size of a block layout other than runs of the rank order (a measurement;
+    /// the decoder would walk the same order, but none is written). `ranks` holds the whole
+    /// tier; don't-care entries are substituted in it.
+    pub fn encode_order(
+        &mut self,
+        ranker: &Ranker,
+        order: &[u64],
+        ranks: &mut [u8],
+        stamp: &mut [u32],
+        tag: u32,
+        dont_care: &dyn Fn(u64) -> bool,
+    ) -> Vec<u8> {
+        self.begin_block();
+        let seeds = ranker.max_seeds();
+        let pits = self.pits;
+        let mut counts = vec![0u8; pits];
+        let mut enc = Encoder::new();
+        let mut prev = 255u64;
+        for &idx in order {
+            ranker.unrank(seeds, idx, &mut counts);
+            let mut nb = [255u64; 32];
+            let mut s = 0usize;
+            for j in 0..pits - 1 {
+                s += counts[j] as usize;
+                if counts[j] > 0 {
+                    let n = idx - self.binom[(j + s - 1) * pits + j] as u64;
+                    nb[j] = if stamp[n as usize] == tag {
+                        ranks[n as usize] as u64
+                    } else {
+                        254
+                    };
+                }
+            }
+            self.select(&counts, &nb, prev);
+            let i = idx as usize;
+            if dont_care(idx) {
+                ranks[i] = self.most_probable();
+            }
+            let r = ranks[i] as usize;
+            for node in 0..=r.min(ESCAPE - 1) {
+                let bit = (node == r) as u32;
+                let p = self.predict(node);
+                enc.bit(bit, p);
+                self.update(node, bit, p);
+            }
+            if r >= ESCAPE {
+                for b in (0..8).rev() {
+                    enc.bit(((r - ESCAPE) as u32 >> b) & 1, 2048);
+                }
+            }
+            stamp[i] = tag;
+            prev = r as u64;
         }
         enc.finish()
     }
@@ -273,7 +428,7 @@ fn mix(v: &[u64]) -> u64 {
 
 /// Binary range encoder: 32-bit range, carries propagated through a pending byte and a run
 /// of 0xFF bytes.
-struct Encoder {
+pub(crate) struct Encoder {
     low: u64,
     range: u32,
     cache: u8,
@@ -282,7 +437,7 @@ struct Encoder {
 }
 
 impl Encoder {
-    fn new() -> Encoder {
+    pub(crate) fn new() -> Encoder {
         Encoder {
             low: 0,
             range: u32::MAX,
@@ -293,7 +448,7 @@ impl Encoder {
     }
 
     /// Codes `bit` whose probability of being 1 is `p` / 4096.
-    fn bit(&mut self, bit: u32, p: u32) {
+    pub(crate) fn bit(&mut self, bit: u32, p: u32) {
         let bound = (self.range >> 12) * p;
         if bit == 1 {
             self.range = bound;
@@ -322,7 +477,7 @@ impl Encoder {
         self.low = (self.low & 0x00FF_FFFF) << 8;
     }
 
-    fn finish(mut self) -> Vec<u8> {
+    pub(crate) fn finish(mut self) -> Vec<u8> {
         for _ in 0..5 {
             self.shift();
         }
@@ -330,7 +485,7 @@ impl Encoder {
     }
 }
 
-struct Decoder<'a> {
+pub(crate) struct Decoder<'a> {
     code: u32,
     range: u32,
     bytes: &'a [u8],
@@ -338,7 +493,7 @@ struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
-    fn new(bytes: &'a [u8]) -> Decoder<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Decoder<'a> {
         let mut d = Decoder {
             code: 0,
             range: u32::MAX,
@@ -357,7 +512,7 @@ impl<'a> Decoder<'a> {
         b as u32
     }
 
-    fn bit(&mut self, p: u32) -> u32 {
+    pub(crate) fn bit(&mut self, p: u32) -> u32 {
         let bound = (self.range >> 12) * p;
         let bit = if self.code < bound {
             self.range = bound;
@@ -410,6 +565,26 @@ mod tests {
                 assert_eq!(coded, ranks);
             }
             ranks = coded;
+        }
+        // Primed models (adapting, then frozen) round-trip too.
+        let block = 8192;
+        let parts = |r: &[u8]| -> Vec<(u64, Vec<u8>)> {
+            r.chunks(block)
+                .enumerate()
+                .map(|(b, p)| ((b * block) as u64, p.to_vec()))
+                .collect()
+        };
+        for frozen in [false, true] {
+            let mut c = CtxCoder::new(12, 10);
+            c.frozen = frozen;
+            let (used, _) = c.train(&ranker, 10, &mut parts(&ranks).into_iter(), &|_| false);
+            assert!(used > 0);
+            for (first, mut part) in parts(&ranks) {
+                let bytes = c.encode(&ranker, 10, first, &mut part, &|_| false);
+                let mut out = Vec::new();
+                c.decode(&ranker, 10, first, part.len(), &bytes, &mut out);
+                assert_eq!(out, part);
+            }
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod build;
 pub mod cache;
 pub mod coverage;
 pub mod ctxcode;
+pub mod ctxstatic;
 pub mod dontcare;
 pub mod encode;
 pub mod export;
