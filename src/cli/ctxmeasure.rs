@@ -573,13 +573,7 @@ fn static_proto(
 
 /// CPU seconds of the calling thread (load-independent, unlike wall time).
 fn thread_cpu() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec it is given.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    bawo::clock::cpu_time(libc::CLOCK_THREAD_CPUTIME_ID).as_secs_f64()
 }
 
 fn stretch(p: f64) -> f64 {
