@@ -48,6 +48,7 @@ pub mod duelog;
 pub mod edgecodec;
 pub mod edgelog;
 pub mod estimate;
+pub mod finish;
 pub mod flags;
 pub mod graph;
 pub mod held;

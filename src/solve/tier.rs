@@ -25,16 +25,12 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rayon::prelude::*;
-
 use super::attractor::{apply_batches, concat, emit_batches};
 use super::blocksink::{BlockSink, Logged};
 use super::budget::{MemoryPlan, TierPlan};
-use super::cell;
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use super::counts::{TierCounts, TierTimings};
 use super::edgelog;
-use super::flags::{flags_path_beside, FlagWriter};
 use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
 use super::held::{cells_view, HeldCells};
 use super::messages::Messages;
@@ -46,7 +42,7 @@ use crate::clock::{Spent, Stopwatch};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
-use crate::store::bytes::{as_u32, map_ro};
+use crate::store::bytes::map_ro;
 use crate::store::table;
 use crate::store::Checksum;
 use memmap2::MmapMut;
@@ -279,7 +275,7 @@ impl<'g, G: Game> Job<'g, G> {
 
     /// Notes the disk the work files take now (plus `extra` bytes of the tier's other files)
     /// if it is the most so far: the tier's peak, which its report gives.
-    fn note_disk(&mut self, extra: u64) {
+    pub(super) fn note_disk(&mut self, extra: u64) {
         let now = super::disk::dir_bytes(&self.st.work) + extra;
         self.timings.peak_work_disk = self.timings.peak_work_disk.max(now);
     }
@@ -660,50 +656,5 @@ impl<'g, G: Game> Job<'g, G> {
             }
         }
         Ok(())
-    }
-
-    fn finish(
-        &mut self,
-        table_path: &Path,
-        fingerprint: u64,
-        progress: &dyn TierProgress,
-    ) -> Result<(TierCounts, table::TableHeader, u64)> {
-        let mut counts = TierCounts {
-            seeds: self.game.tier_seeds(self.tier),
-            ..Default::default()
-        };
-        // The pass's don't-care flags go beside the table (`super::flags`).
-        let mut flags = FlagWriter::create(&flags_path_beside(table_path))?;
-        let (header, bytes) = table::write_table_streaming(
-            table_path,
-            self.tier,
-            self.st.states,
-            fingerprint,
-            |put| {
-                for r in 0..self.ranges {
-                    let path = self.cells_path(r);
-                    let map;
-                    let cells = match self.held.words(r) {
-                        Some(c) => c,
-                        None => {
-                            map = map_ro(&path)?
-                                .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
-                            as_u32(&path, &map)?
-                        }
-                    };
-                    let entries: Vec<u16> =
-                        cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
-                    counts.add(&entries);
-                    put(&entries)?;
-                    flags.push(cells)?;
-                    progress.advance(1);
-                }
-                Ok(())
-            },
-        )?;
-        flags.finish()?;
-        let table = std::fs::metadata(table_path).map_or(0, |m| m.len());
-        self.note_disk(table);
-        Ok((counts, header, bytes))
     }
 }
