@@ -25,6 +25,7 @@ mod check;
 #[cfg(feature = "mpi")]
 mod cluster;
 mod ctxmeasure;
+mod ctxproto;
 mod dev;
 mod dry_run;
 mod export;

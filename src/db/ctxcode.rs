@@ -216,55 +216,6 @@ impl CtxCoder {
         }
     }
 
-    /// The mixed probability (12 bits) that node `node` is the last one (bit 1).
-    fn predict(&mut self, node: usize) -> u32 {
-        let mut dot = 0i64;
-        for k in 0..MODELS {
-            let p = self.slots[self.cur[k]][1 + node] >> 20;
-            self.st[k] = self.stretch[p as usize] as i32;
-        }
-        self.st[MODELS] = 256;
-        for k in 0..=MODELS {
-            dot += self.st[k] as i64 * self.w[node][k] as i64;
-        }
-        let x = (dot >> 16).clamp(-2047, 2047) + 2047;
-        self.squash[x as usize] as u32
-    }
-
-    fn update(&mut self, node: usize, bit: u32, p: u32) {
-        if self.frozen {
-            return;
-        }
-        let err = ((bit << 12) as i32) - p as i32;
-        for k in 0..=MODELS {
-            self.w[node][k] += (self.st[k] * err) >> LEARN_SHIFT;
-        }
-        for k in 0..MODELS {
-            let c = &mut self.slots[self.cur[k]][1 + node];
-            let n = (*c & 0xffff).min(LIMIT);
-            let pr = (*c >> 16) as i64;
-            let target = if bit == 1 { 65535 } else { 0 };
-            let np = pr + (((target - pr) * self.recip[n as usize] as i64) >> 16);
-            *c = ((np as u32) << 16) | (n + 1).min(LIMIT);
-        }
-    }
-
-    /// The most probable rank under the models' current state (the encoder's choice for a
-    /// don't-care entry). Leaves no trace in the models.
-    fn most_probable(&mut self) -> u8 {
-        let (mut best, mut bp, mut rest) = (0usize, 0u64, 1u64 << 24);
-        for node in 0..ESCAPE {
-            let p = self.predict(node) as u64;
-            let here = (rest * p) >> 12;
-            if here > bp {
-                bp = here;
-                best = node;
-            }
-            rest = (rest * (4096 - p)) >> 12;
-        }
-        best as u8
-    }
-
     /// Codes `ranks` (positions `first..` of a tier of `seeds` seeds, in rank order); a
     /// position marked in `dont_care` is coded as its context's most probable rank, which
     /// is written back into `ranks`.
@@ -301,20 +252,9 @@ impl CtxCoder {
             }
             self.set_position(&counts, i, ranks);
             if dont_care(first + i as u64) {
-                ranks[i] = self.most_probable();
+                ranks[i] = most_probable(self);
             }
-            let r = ranks[i] as usize;
-            for node in 0..=r.min(ESCAPE - 1) {
-                let bit = (node == r) as u32;
-                let p = self.predict(node);
-                enc.bit(bit, p);
-                self.update(node, bit, p);
-            }
-            if r >= ESCAPE {
-                for b in (0..8).rev() {
-                    enc.bit(((r - ESCAPE) as u32 >> b) & 1, 2048);
-                }
-            }
+            code_rank(self, ranks[i] as usize, Some(&mut enc));
         }
         enc.finish()
     }
@@ -357,22 +297,11 @@ impl CtxCoder {
             self.select(&counts, &nb, prev);
             let i = idx as usize;
             if dont_care(idx) {
-                ranks[i] = self.most_probable();
+                ranks[i] = most_probable(self);
             }
-            let r = ranks[i] as usize;
-            for node in 0..=r.min(ESCAPE - 1) {
-                let bit = (node == r) as u32;
-                let p = self.predict(node);
-                enc.bit(bit, p);
-                self.update(node, bit, p);
-            }
-            if r >= ESCAPE {
-                for b in (0..8).rev() {
-                    enc.bit(((r - ESCAPE) as u32 >> b) & 1, 2048);
-                }
-            }
+            code_rank(self, ranks[i] as usize, Some(&mut enc));
             stamp[i] = tag;
-            prev = r as u64;
+            prev = ranks[i] as u64;
         }
         enc.finish()
     }
@@ -398,26 +327,111 @@ impl CtxCoder {
                 ranker.next(&mut counts);
             }
             self.set_position(&counts, i, out);
-            let mut r = ESCAPE;
-            for node in 0..ESCAPE {
-                let p = self.predict(node);
-                let bit = dec.bit(p);
-                self.update(node, bit, p);
-                if bit == 1 {
-                    r = node;
-                    break;
-                }
-            }
-            if r == ESCAPE {
-                let mut v = 0usize;
-                for _ in 0..8 {
-                    v = (v << 1) | dec.bit(2048) as usize;
-                }
-                r += v;
-            }
-            out[i] = r as u8;
+            out[i] = decode_rank(self, &mut dec);
         }
     }
+}
+
+impl UnaryModel for CtxCoder {
+    /// The mixed probability (12 bits) that node `node` is the last one (bit 1).
+    fn predict(&mut self, node: usize) -> u32 {
+        let mut dot = 0i64;
+        for k in 0..MODELS {
+            let p = self.slots[self.cur[k]][1 + node] >> 20;
+            self.st[k] = self.stretch[p as usize] as i32;
+        }
+        self.st[MODELS] = 256;
+        for k in 0..=MODELS {
+            dot += self.st[k] as i64 * self.w[node][k] as i64;
+        }
+        let x = (dot >> 16).clamp(-2047, 2047) + 2047;
+        self.squash[x as usize] as u32
+    }
+
+    fn update(&mut self, node: usize, bit: u32, p: u32) {
+        if self.frozen {
+            return;
+        }
+        let err = ((bit << 12) as i32) - p as i32;
+        for k in 0..=MODELS {
+            self.w[node][k] += (self.st[k] * err) >> LEARN_SHIFT;
+        }
+        for k in 0..MODELS {
+            let c = &mut self.slots[self.cur[k]][1 + node];
+            let n = (*c & 0xffff).min(LIMIT);
+            let pr = (*c >> 16) as i64;
+            let target = if bit == 1 { 65535 } else { 0 };
+            let np = pr + (((target - pr) * self.recip[n as usize] as i64) >> 16);
+            *c = ((np as u32) << 16) | (n + 1).min(LIMIT);
+        }
+    }
+}
+
+/// A model of the unary decisions that code a rank: the probability (12 bits) that node
+/// `node` is the rank's last one, and what it learns from the bit coded there. Both coders
+/// of this prototype ([`CtxCoder`], [`super::ctxstatic::StaticCoder`]) code ranks the same
+/// way through it ([`code_rank`], [`decode_rank`], [`most_probable`]).
+pub(crate) trait UnaryModel {
+    fn predict(&mut self, node: usize) -> u32;
+    fn update(&mut self, node: usize, bit: u32, p: u32);
+}
+
+/// Codes rank `r` in unary, node by node (ranks from [`ESCAPE`] up: the nodes, then eight
+/// raw bits), into `enc` where there is one; the model learns from every node either way.
+pub(crate) fn code_rank<M: UnaryModel>(m: &mut M, r: usize, mut enc: Option<&mut Encoder>) {
+    for node in 0..=r.min(ESCAPE - 1) {
+        let bit = (node == r) as u32;
+        let p = m.predict(node);
+        if let Some(e) = enc.as_deref_mut() {
+            e.bit(bit, p);
+        }
+        m.update(node, bit, p);
+    }
+    if r >= ESCAPE {
+        if let Some(e) = enc {
+            for b in (0..8).rev() {
+                e.bit(((r - ESCAPE) as u32 >> b) & 1, 2048);
+            }
+        }
+    }
+}
+
+/// Decodes one rank coded by [`code_rank`], the model learning as it did.
+pub(crate) fn decode_rank<M: UnaryModel>(m: &mut M, dec: &mut Decoder<'_>) -> u8 {
+    let mut r = ESCAPE;
+    for node in 0..ESCAPE {
+        let p = m.predict(node);
+        let bit = dec.bit(p);
+        m.update(node, bit, p);
+        if bit == 1 {
+            r = node;
+            break;
+        }
+    }
+    if r == ESCAPE {
+        let mut v = 0usize;
+        for _ in 0..8 {
+            v = (v << 1) | dec.bit(2048) as usize;
+        }
+        r += v;
+    }
+    r as u8
+}
+
+/// The most probable rank under the model's current state (the encoder's choice for a
+/// don't-care entry). Leaves no trace in the model.
+pub(crate) fn most_probable<M: UnaryModel>(m: &mut M) -> u8 {
+    let (mut best, mut bp, mut rest) = (0usize, 0u64, 1u64 << 24);
+    for node in 0..ESCAPE {
+        let p = m.predict(node) as u64;
+        let here = (rest * p) >> 12;
+        if here > bp {
+            bp = here;
+            best = node;
+        }
+        rest = (rest * (4096 - p)) >> 12;
+    }
+    best as u8
 }
 
 fn mix(v: &[u64]) -> u64 {

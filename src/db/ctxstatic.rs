@@ -15,7 +15,7 @@
 //! weights per unary node and previous entry, fitted by a second pass and then fixed (or,
 //! with `adapt`, restarted from the fitted weights at every block and adapted within it).
 
-use super::ctxcode::{Decoder, Encoder, ESCAPE};
+use super::ctxcode::{code_rank, decode_rank, most_probable, Decoder, Encoder, UnaryModel, ESCAPE};
 use crate::rank::{binomial, Ranker};
 
 /// Unary nodes with a model (ranks from here up are escaped: node 15 then eight raw bits).
@@ -177,54 +177,6 @@ impl StaticCoder {
         self.set = prev;
     }
 
-    fn predict(&mut self, node: usize) -> u32 {
-        let m = self.models.len();
-        for k in 0..m {
-            self.st[k] = self.tables[k][self.cur[k] + node] as i32;
-        }
-        self.st[m] = 256;
-        let w = &self.w[self.set][node];
-        let dot: i64 = self.st[..=m]
-            .iter()
-            .zip(w)
-            .map(|(&s, &w)| s as i64 * w as i64)
-            .sum();
-        let x = (dot >> 16).clamp(-2047, 2047) + 2047;
-        self.squash[x as usize] as u32
-    }
-
-    fn update(&mut self, node: usize, bit: u32, p: u32) {
-        if !(self.adapt || self.training) {
-            return;
-        }
-        let err = ((bit << 12) as i32) - p as i32;
-        let m = self.models.len();
-        // Fitting learns slowly, so that the weights kept are an average, not the last
-        // few hundred decisions' fit.
-        let shift = if self.training {
-            TRAIN_SHIFT
-        } else {
-            LEARN_SHIFT
-        };
-        for (w, &s) in self.w[self.set][node].iter_mut().zip(&self.st[..=m]) {
-            *w += (s * err) >> shift;
-        }
-    }
-
-    fn most_probable(&mut self) -> u8 {
-        let (mut best, mut bp, mut rest) = (0usize, 0u64, 1u64 << 24);
-        for node in 0..NODES {
-            let p = self.predict(node) as u64;
-            let here = (rest * p) >> 12;
-            if here > bp {
-                bp = here;
-                best = node;
-            }
-            rest = (rest * (4096 - p)) >> 12;
-        }
-        best as u8
-    }
-
     /// First fitting pass: counts every model's unary decisions over one block (positions
     /// `first..`, ranks as solved); don't-care positions are context only, never counted.
     pub fn count(
@@ -343,24 +295,9 @@ impl StaticCoder {
             }
             self.set_position(&counts, i, ranks);
             if dont_care(first + i as u64) {
-                ranks[i] = self.most_probable();
+                ranks[i] = most_probable(self);
             }
-            let r = ranks[i] as usize;
-            for node in 0..=r.min(NODES - 1) {
-                let bit = (node == r) as u32;
-                let p = self.predict(node);
-                if let Some(e) = enc.as_deref_mut() {
-                    e.bit(bit, p);
-                }
-                self.update(node, bit, p);
-            }
-            if r >= NODES {
-                if let Some(e) = enc.as_deref_mut() {
-                    for b in (0..8).rev() {
-                        e.bit(((r - NODES) as u32 >> b) & 1, 2048);
-                    }
-                }
-            }
+            code_rank(self, ranks[i] as usize, enc.as_deref_mut());
         }
     }
 
@@ -385,30 +322,49 @@ impl StaticCoder {
                 ranker.next(&mut counts);
             }
             self.set_position(&counts, i, out);
-            let mut r = NODES;
-            for node in 0..NODES {
-                let p = self.predict(node);
-                let bit = dec.bit(p);
-                self.update(node, bit, p);
-                if bit == 1 {
-                    r = node;
-                    break;
-                }
-            }
-            if r == NODES {
-                let mut v = 0usize;
-                for _ in 0..8 {
-                    v = (v << 1) | dec.bit(2048) as usize;
-                }
-                r += v;
-            }
-            out[i] = r as u8;
+            out[i] = decode_rank(self, &mut dec);
         }
     }
 
     /// Bytes of the fitted mixer weights as they would be stored (two per weight).
     pub fn weight_bytes(&self) -> usize {
         V * NODES * (self.models.len() + 1) * 2
+    }
+}
+
+impl UnaryModel for StaticCoder {
+    fn predict(&mut self, node: usize) -> u32 {
+        let m = self.models.len();
+        for k in 0..m {
+            self.st[k] = self.tables[k][self.cur[k] + node] as i32;
+        }
+        self.st[m] = 256;
+        let w = &self.w[self.set][node];
+        let dot: i64 = self.st[..=m]
+            .iter()
+            .zip(w)
+            .map(|(&s, &w)| s as i64 * w as i64)
+            .sum();
+        let x = (dot >> 16).clamp(-2047, 2047) + 2047;
+        self.squash[x as usize] as u32
+    }
+
+    fn update(&mut self, node: usize, bit: u32, p: u32) {
+        if !(self.adapt || self.training) {
+            return;
+        }
+        let err = ((bit << 12) as i32) - p as i32;
+        let m = self.models.len();
+        // Fitting learns slowly, so that the weights kept are an average, not the last
+        // few hundred decisions' fit.
+        let shift = if self.training {
+            TRAIN_SHIFT
+        } else {
+            LEARN_SHIFT
+        };
+        for (w, &s) in self.w[self.set][node].iter_mut().zip(&self.st[..=m]) {
+            *w += (s * err) >> shift;
+        }
     }
 }
 
