@@ -156,6 +156,9 @@ fn force_spares_files_with_solver_names_that_it_did_not_create() {
     assert_ne!(damaged, text_mf);
     std::fs::write(&mf, damaged).unwrap();
     let ino = std::fs::metadata(dir.join("tier-0001.bdb")).unwrap().ino();
+    // Held open so that the old file's inode cannot be freed and handed to the new file (the
+    // filesystem reuses a deleted file's inode number, which made this check flaky).
+    let _held = std::fs::File::open(dir.join("tier-0001.bdb")).unwrap();
     assert_ok(&bawo(&solve_args(&dir, &["--force"])), "--force, damaged");
     for (p, t) in &decoys {
         assert_kept(p, t);
