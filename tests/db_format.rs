@@ -7,8 +7,9 @@ mod raw_support;
 use std::path::Path;
 
 use bawo::db::format::{self, BdbFile, EncodeOptions};
+use bawo::db::memory::{self, ReadBudget};
 use bawo::db::solve;
-use bawo::db::verify::{verify, VerifyOptions};
+use bawo::db::verify::{verify, verify_within, VerifyOptions};
 use bawo::db::Database;
 use bawo::game::bawo::{Bawo, BawoRules};
 use bawo::game::Game;
@@ -183,6 +184,65 @@ fn verify_names_an_altered_position() {
         .bad_positions
         .iter()
         .any(|b| (b.tier, b.index) == (top, index)));
+}
+
+/// A budget for `verify_within` that leaves `spare` bytes for the tiers it keeps packed.
+fn budget_with_spare(spare: u64) -> ReadBudget {
+    let cache = 8 << 20;
+    ReadBudget {
+        budget: memory::READ_OVERHEAD + cache + memory::PER_WORKER + spare,
+        workers: 1,
+        cache,
+    }
+}
+
+#[test]
+fn verify_reports_the_same_under_every_budget() {
+    // An entry of a middle tier altered: the position itself and the positions of the tiers
+    // above whose moves reach it disagree. Whether the tiers are kept packed for lookups
+    // (no budget), only the small ones are (a few KiB), or none is (every lookup a probe and
+    // every tier checked a block at a time), the report must be the same.
+    let dir = tempfile::tempdir().unwrap();
+    let game = solve_into(dir.path(), 2, 16, "", 9);
+    let m = Manifest::load(dir.path()).unwrap().unwrap();
+    let tier = m.tiers[m.tiers.len() / 2 + 1].tier;
+    let mut entries = raw_entries(dir.path(), &m, tier);
+    let index = (0..entries.len() as u64)
+        .rev()
+        .find(|&i| !game.moves(&game.position(tier, i)).is_empty())
+        .unwrap();
+    let old = Entry(entries[index as usize]);
+    let altered = match old.value().unwrap() {
+        Value::Loss => Entry::decided(Value::Win, 1),
+        _ => Entry::decided(Value::Loss, 0),
+    };
+    entries[index as usize] = altered.0;
+    let opts = EncodeOptions {
+        block_positions: 500,
+        level: 1,
+    };
+    repack(dir.path(), tier, &entries, &opts);
+
+    let db = Database::open(dir.path()).unwrap();
+    let reports: Vec<_> = [None, Some(4 << 10), Some(0)]
+        .into_iter()
+        .map(|spare| {
+            let mem = spare.map_or(ReadBudget::unbounded(2), budget_with_spare);
+            verify_within(&db, &VerifyOptions::default(), &mem).unwrap()
+        })
+        .collect();
+    let first = &reports[0];
+    assert!(first.bad_blocks.is_empty(), "{first:?}");
+    assert!(first
+        .bad_positions
+        .iter()
+        .any(|b| (b.tier, b.index) == (tier, index)));
+    for r in &reports[1..] {
+        assert_eq!(
+            (r.checked, r.mismatches, &r.bad_positions),
+            (first.checked, first.mismatches, &first.bad_positions)
+        );
+    }
 }
 
 #[test]

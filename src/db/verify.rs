@@ -18,16 +18,18 @@
 //! position wrongly stored as a draw is caught at the shallowest such position, whose
 //! justifying successors are all stored correctly.
 //!
-//! The full pass decodes each tier once (blocks in parallel) and keeps the decoded tiers in
-//! memory (2 bytes per position) for the lookups of the tiers above while they fit the
-//! budget (`--mem`, the most recent tiers kept); lookups into tiers beyond it are probes
-//! through the block cache, slower but within the budget. `--sample K` instead checks K
+//! The full pass decodes each tier once (blocks in parallel) and keeps the checked tiers in
+//! memory, packed (about half a byte a position, [`PackedTier`]), for the lookups of the
+//! tiers above while they fit the budget (`--mem`, the most recent tiers kept); lookups into
+//! tiers beyond it are probes through the block cache, slower but within the budget. `--sample K` instead checks K
 //! random positions through ordinary probes and the block cache.
 
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::format::BdbFile;
 use super::memory::{for_each_block, ReadBudget};
+use super::packed::PackedTier;
 use super::Database;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
@@ -204,33 +206,40 @@ fn bad_position<G: Game>(
 /// Positions one worker checks at a time.
 const CHUNK: u64 = 1 << 14;
 
-/// The decoded tiers the full pass keeps for lookups, the most recent first to go last:
-/// lookups mostly stay in their own tier or the few below it.
+/// The checked tiers the full pass keeps for lookups, packed ([`PackedTier`], about half a
+/// byte a position), the oldest first to go when room runs short: lookups mostly stay in
+/// their own tier or the few below it.
 struct Decoded {
-    tiers: Vec<(Tier, Vec<u16>)>,
+    tiers: Vec<(Tier, PackedTier)>,
+    /// Bytes of the kept tiers and of the tier being packed.
     bytes: u64,
     room: u64,
 }
 
 impl Decoded {
-    /// Makes room for `bytes` more by dropping the oldest tiers; false when even all the room
-    /// cannot hold them.
-    fn make_room(&mut self, bytes: u64) -> bool {
-        if bytes > self.room {
-            return false;
-        }
-        while self.bytes + bytes > self.room {
+    /// Makes room for `more` bytes by dropping the oldest kept tiers; false when even
+    /// dropping all of them leaves too little.
+    fn make_room(&mut self, more: u64) -> bool {
+        while self.bytes + more > self.room {
+            if self.tiers.is_empty() {
+                return false;
+            }
             let (_, old) = self.tiers.remove(0);
-            self.bytes -= 2 * old.len() as u64;
+            self.bytes -= old.heap_bytes();
         }
         true
     }
 
-    fn get(&self, tier: Tier) -> Option<&[u16]> {
-        self.tiers
-            .iter()
-            .find(|t| t.0 == tier)
-            .map(|t| t.1.as_slice())
+    fn get(&self, tier: Tier) -> Option<&PackedTier> {
+        self.tiers.iter().find(|t| t.0 == tier).map(|t| &t.1)
+    }
+
+    /// The stored entry of a position of a kept tier, else through the block cache.
+    fn stored(&self, db: &Database, tier: Tier, index: u64) -> Result<Entry> {
+        match self.get(tier) {
+            Some(p) => Ok(Entry(p.get(index))),
+            None => db.probe_stored(tier, index),
+        }
     }
 }
 
@@ -258,72 +267,134 @@ fn full_pass<G: Game>(
             Err(e) => return Err(e),
         };
         seen.push(tier);
-        // A tier that fits is decoded whole first (its own lookups read it); one that does
-        // not is checked a batch of blocks at a time, its lookups probing the block cache.
-        let resident = decoded.make_room(2 * size);
-        let mut whole = Vec::new();
-        if resident {
-            whole.reserve_exact(size as usize);
-        }
-        let mut batch: Vec<u16> = Vec::new();
-        let mut batch_start = 0u64;
-        let batch_len = mem.workers as u64 * file.header().block_positions as u64;
-        let decoding = for_each_block(&file, mem.workers, |start, mut entries| {
-            // Don't-care entries are recomputed through their moves, as the prober does.
-            db.resolve(tier, start, &mut entries)?;
-            if resident {
-                whole.extend_from_slice(&entries);
-                return Ok(());
-            }
-            if batch.is_empty() {
-                batch_start = start;
-            }
-            batch.extend_from_slice(&entries);
-            let end = start + entries.len() as u64;
-            if end - batch_start >= batch_len || end == size {
-                let (bad, named) = check_range(db, g, tier, batch_start, &batch, &decoded, &seen)?;
-                report.mismatches += bad;
-                report.bad_positions.extend(named);
-                batch.clear();
-                db.release_maps();
-            }
-            Ok(())
-        });
-        match decoding {
+        // A tier that fits packed is decoded whole first (its own lookups read it); one that
+        // does not is checked a batch of blocks at a time, its lookups probing the block
+        // cache.
+        let checked = match pack_tier(db, tier, size, &file, mem, &mut decoded) {
             Err(e @ Error::Corrupt { .. }) => {
                 report.bad_blocks.push(e.to_string());
                 return Ok(());
             }
-            r => r?,
-        }
-        if resident {
-            decoded.bytes += 2 * size;
-            decoded.tiers.push((tier, whole));
-            let stored = decoded.get(tier).expect("just kept");
-            let (bad, named) = check_range(db, g, tier, 0, stored, &decoded, &seen)?;
-            report.mismatches += bad;
-            report.bad_positions.extend(named);
-            db.release_maps();
-        }
+            Err(e) => return Err(e),
+            Ok(Some(packed)) => {
+                decoded.tiers.push((tier, packed));
+                let stored = decoded.get(tier).expect("just kept");
+                let r = check_range(db, g, tier, 0..size, &|i| stored.get(i), &decoded, &seen);
+                db.release_maps();
+                r?
+            }
+            Ok(None) => match check_in_batches(db, g, tier, size, &file, mem, &decoded, &seen) {
+                Err(e @ Error::Corrupt { .. }) => {
+                    report.bad_blocks.push(e.to_string());
+                    return Ok(());
+                }
+                r => r?,
+            },
+        };
+        report.mismatches += checked.0;
+        report.bad_positions.extend(checked.1);
         report.checked += size;
     }
     Ok(())
 }
 
-/// Checks positions `first..first + stored.len()` of `tier` (whose stored entries are
-/// `stored`) in parallel: their count of disagreements and the first few named. Successors
-/// are looked up in the decoded tiers, else probed.
+/// Decodes `tier` and packs its exact entries while room can be made for them (the bytes
+/// counted in `decoded` as they grow); `None`, with nothing kept, once it cannot.
+fn pack_tier(
+    db: &Database,
+    tier: Tier,
+    size: u64,
+    file: &BdbFile,
+    mem: &ReadBudget,
+    decoded: &mut Decoded,
+) -> Result<Option<PackedTier>> {
+    let mut packed = PackedTier::with_len(size);
+    let mut counted = packed.heap_bytes();
+    if !decoded.make_room(counted) {
+        return Ok(None);
+    }
+    decoded.bytes += counted;
+    let mut fits = true;
+    for_each_block(file, mem.workers, |start, mut entries| {
+        if !fits {
+            return Ok(());
+        }
+        // Don't-care entries are recomputed through their moves, as the prober does.
+        let kept: &Decoded = decoded;
+        db.resolve_with(tier, start, &mut entries, &|t, x| kept.stored(db, t, x))?;
+        packed.extend(&entries);
+        if start + entries.len() as u64 == size {
+            packed.finish();
+        }
+        let now = packed.heap_bytes();
+        if decoded.make_room(now - counted) {
+            decoded.bytes += now - counted;
+            counted = now;
+        } else {
+            fits = false;
+            packed = PackedTier::with_len(0);
+        }
+        Ok(())
+    })?;
+    if !fits {
+        decoded.bytes -= counted;
+        return Ok(None);
+    }
+    Ok(Some(packed))
+}
+
+/// Checks a tier that does not fit packed, a batch of blocks at a time (its own lookups
+/// probe the block cache).
+#[allow(clippy::too_many_arguments)]
+fn check_in_batches<G: Game>(
+    db: &Database,
+    g: &G,
+    tier: Tier,
+    size: u64,
+    file: &BdbFile,
+    mem: &ReadBudget,
+    decoded: &Decoded,
+    seen: &[Tier],
+) -> Result<(u64, Vec<BadPosition>)> {
+    let mut bad = 0;
+    let mut named = Vec::new();
+    let mut batch: Vec<u16> = Vec::new();
+    let mut batch_start = 0u64;
+    let batch_len = mem.workers as u64 * file.header().block_positions as u64;
+    for_each_block(file, mem.workers, |start, mut entries| {
+        db.resolve_with(tier, start, &mut entries, &|t, x| decoded.stored(db, t, x))?;
+        if batch.is_empty() {
+            batch_start = start;
+        }
+        batch.extend_from_slice(&entries);
+        let end = start + entries.len() as u64;
+        if end - batch_start >= batch_len || end == size {
+            let stored = |i: u64| batch[(i - batch_start) as usize];
+            let (b, n) = check_range(db, g, tier, batch_start..end, &stored, decoded, seen)?;
+            bad += b;
+            named.extend(n);
+            batch.clear();
+            db.release_maps();
+        }
+        Ok(())
+    })?;
+    Ok((bad, named))
+}
+
+/// Checks the positions `range` of `tier` (whose stored entries `stored` gives) in parallel:
+/// their count of disagreements and the first few named. Successors are looked up in the
+/// kept tiers, else probed.
 fn check_range<G: Game>(
     db: &Database,
     g: &G,
     tier: Tier,
-    first: u64,
-    stored: &[u16],
+    range: std::ops::Range<u64>,
+    stored: &(dyn Fn(u64) -> u16 + Sync),
     decoded: &Decoded,
     seen: &[Tier],
 ) -> Result<(u64, Vec<BadPosition>)> {
-    let end = first + stored.len() as u64;
-    let results: Vec<Result<(u64, Vec<BadPosition>)>> = (0..(stored.len() as u64).div_ceil(CHUNK))
+    let (first, end) = (range.start, range.end);
+    let results: Vec<Result<(u64, Vec<BadPosition>)>> = (0..(end - first).div_ceil(CHUNK))
         .into_par_iter()
         .map_init(Vec::new, |succ, c| {
             let lo = first + c * CHUNK;
@@ -337,8 +408,8 @@ fn check_range<G: Game>(
                 succ.clear();
                 g.successors(pos, succ);
                 let lookup = |t: Tier, idx: u64| {
-                    if let Some(e) = decoded.get(t) {
-                        return Ok(Entry(e[idx as usize]));
+                    if let Some(p) = decoded.get(t) {
+                        return Ok(Entry(p.get(idx)));
                     }
                     if !seen.contains(&t) {
                         return Err(Error::Missing(format!(
@@ -349,7 +420,7 @@ fn check_range<G: Game>(
                 };
                 match expected_entry(succ, lookup) {
                     Ok(want) => {
-                        let have = Entry(stored[(i - first) as usize]);
+                        let have = Entry(stored(i));
                         if have != want {
                             bad += 1;
                             if named.len() < MAX_NAMED {
