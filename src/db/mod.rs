@@ -11,6 +11,7 @@
 //! | [`prefix`] | a block decompressed only as far as one probe needs               |
 //! | [`dontcare`] | positions whose entry follows from one ply: stored as anything, recovered by probes |
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
+//! | [`gather`] | many lookups answered together, each block decoded once          |
 //! | [`packed`] | a whole tier's exact entries, about half a byte each, for `verify`'s lookups |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
 //! | [`stats`]  | counts and depth histograms per tier                              |
@@ -35,6 +36,7 @@ pub mod dontcare;
 pub mod encode;
 pub mod export;
 pub mod format;
+pub mod gather;
 pub mod layout;
 pub mod memory;
 pub mod packed;
@@ -216,23 +218,11 @@ impl Database {
     /// Replaces the don't-care entries among `entries` (positions `first..` of `tier`, as
     /// stored) by their exact entries, when the tier's file substitutes them.
     pub fn resolve(&self, tier: Tier, first: u64, entries: &mut [u16]) -> Result<()> {
-        self.resolve_with(tier, first, entries, &|t, x| self.probe_stored(t, x))
-    }
-
-    /// [`Database::resolve`], reading the lower tiers' stored entries through `stored` (a
-    /// reader that holds them decoded; an exact entry will do, since recovery reads only
-    /// positions that are not don't-care, whose exact and stored entries agree).
-    pub fn resolve_with(
-        &self,
-        tier: Tier,
-        first: u64,
-        entries: &mut [u16],
-        stored: &(dyn Fn(Tier, u64) -> Result<Entry> + Sync),
-    ) -> Result<()> {
         if !self.source(tier)?.header().dont_care {
             return Ok(());
         }
-        crate::with_game!(&self.game, g => dontcare::resolve_run(g, tier, first, entries, stored))
+        let stored = |t: Tier, x: u64| self.probe_stored(t, x);
+        crate::with_game!(&self.game, g => dontcare::resolve_run(g, tier, first, entries, &stored))
     }
 
     /// The entry of `index` in `tier` as the file stores it (for a don't-care position of a

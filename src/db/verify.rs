@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::format::BdbFile;
+use super::gather;
 use super::memory::{for_each_block, ReadBudget};
 use super::packed::PackedTier;
 use super::Database;
@@ -234,13 +235,50 @@ impl Decoded {
         self.tiers.iter().find(|t| t.0 == tier).map(|t| &t.1)
     }
 
-    /// The stored entry of a position of a kept tier, else through the block cache.
-    fn stored(&self, db: &Database, tier: Tier, index: u64) -> Result<Entry> {
-        match self.get(tier) {
-            Some(p) => Ok(Entry(p.get(index))),
-            None => db.probe_stored(tier, index),
+    /// The entry of a position of a kept tier.
+    fn kept(&self, tier: Tier, index: u64) -> Option<u16> {
+        self.get(tier).map(|p| p.get(index))
+    }
+
+    /// Positions to gather at once when each costs `per_position` bytes: as many as the room
+    /// left allows, between 2^16 and 2^20 (more decodes each block for more lookups). The
+    /// least, 16 MiB at 256 bytes a position, lies within the fixed overhead a reader's budget
+    /// counts ([`super::memory::READ_OVERHEAD`], 64 MiB, where a reader's binary, threads and
+    /// allocator take under 10).
+    fn gather_len(&self, per_position: u64) -> u64 {
+        (self.room.saturating_sub(self.bytes) / per_position).clamp(1 << 16, 1 << 20)
+    }
+}
+
+/// Replaces the don't-care entries among `entries` (positions `first..` of `tier`, as stored)
+/// by their exact entries, recovered through their moves as the prober does, the lookups
+/// into tiers not kept gathered ([`gather::recover_all`]).
+#[allow(clippy::too_many_arguments)]
+fn resolve<G: Game>(
+    db: &Database,
+    g: &G,
+    tier: Tier,
+    first: u64,
+    entries: &mut [u16],
+    mem: &ReadBudget,
+    decoded: &Decoded,
+) -> Result<()> {
+    if !db.source(tier)?.header().dont_care {
+        return Ok(());
+    }
+    let kept = |t: Tier, x: u64| decoded.kept(t, x);
+    let len = decoded.gather_len(64) as usize;
+    for (c, part) in entries.chunks_mut(len).enumerate() {
+        let lo = first + (c * len) as u64;
+        let positions: Vec<(Tier, u64)> = (lo..lo + part.len() as u64).map(|i| (tier, i)).collect();
+        let exact = gather::recover_all(db, g, &positions, &kept, mem.workers)?;
+        for (e, x) in part.iter_mut().zip(exact) {
+            if let Some(x) = x {
+                *e = x;
+            }
         }
     }
+    Ok(())
 }
 
 fn full_pass<G: Game>(
@@ -270,7 +308,7 @@ fn full_pass<G: Game>(
         // A tier that fits packed is decoded whole first (its own lookups read it); one that
         // does not is checked a batch of blocks at a time, its lookups probing the block
         // cache.
-        let checked = match pack_tier(db, tier, size, &file, mem, &mut decoded) {
+        let checked = match pack_tier(db, g, tier, size, &file, mem, &mut decoded) {
             Err(e @ Error::Corrupt { .. }) => {
                 report.bad_blocks.push(e.to_string());
                 return Ok(());
@@ -300,8 +338,9 @@ fn full_pass<G: Game>(
 
 /// Decodes `tier` and packs its exact entries while room can be made for them (the bytes
 /// counted in `decoded` as they grow); `None`, with nothing kept, once it cannot.
-fn pack_tier(
+fn pack_tier<G: Game>(
     db: &Database,
+    g: &G,
     tier: Tier,
     size: u64,
     file: &BdbFile,
@@ -319,9 +358,7 @@ fn pack_tier(
         if !fits {
             return Ok(());
         }
-        // Don't-care entries are recomputed through their moves, as the prober does.
-        let kept: &Decoded = decoded;
-        db.resolve_with(tier, start, &mut entries, &|t, x| kept.stored(db, t, x))?;
+        resolve(db, g, tier, start, &mut entries, mem, decoded)?;
         packed.extend(&entries);
         if start + entries.len() as u64 == size {
             packed.finish();
@@ -343,8 +380,8 @@ fn pack_tier(
     Ok(Some(packed))
 }
 
-/// Checks a tier that does not fit packed, a batch of blocks at a time (its own lookups
-/// probe the block cache).
+/// Checks a tier that does not fit packed, a batch of blocks at a time, its lookups into
+/// tiers not kept gathered ([`check_gathered`]).
 #[allow(clippy::too_many_arguments)]
 fn check_in_batches<G: Game>(
     db: &Database,
@@ -362,7 +399,7 @@ fn check_in_batches<G: Game>(
     let mut batch_start = 0u64;
     let batch_len = mem.workers as u64 * file.header().block_positions as u64;
     for_each_block(file, mem.workers, |start, mut entries| {
-        db.resolve_with(tier, start, &mut entries, &|t, x| decoded.stored(db, t, x))?;
+        resolve(db, g, tier, start, &mut entries, mem, decoded)?;
         if batch.is_empty() {
             batch_start = start;
         }
@@ -370,14 +407,141 @@ fn check_in_batches<G: Game>(
         let end = start + entries.len() as u64;
         if end - batch_start >= batch_len || end == size {
             let stored = |i: u64| batch[(i - batch_start) as usize];
-            let (b, n) = check_range(db, g, tier, batch_start..end, &stored, decoded, seen)?;
-            bad += b;
-            named.extend(n);
+            let len = decoded.gather_len(256);
+            let mut lo = batch_start;
+            while lo < end {
+                let hi = (lo + len).min(end);
+                let (b, n) = check_gathered(db, g, tier, lo..hi, &stored, mem, decoded, seen)?;
+                bad += b;
+                named.extend(n);
+                lo = hi;
+            }
             batch.clear();
             db.release_maps();
         }
         Ok(())
     })?;
+    Ok((bad, named))
+}
+
+/// [`check_range`] for positions whose successors lie in tiers not kept (a tier that does not
+/// fit packed, and its own moves): every position's successors are generated first, the
+/// lookups into tiers not kept are sorted, and each block they touch is decoded once for all
+/// of them ([`gather`]), rather than once per lookup through the block cache (a random
+/// lookup rarely finds its block there). Holds the range's successors (16 bytes each),
+/// their answers and the sorted lookups: about 256 bytes a position.
+#[allow(clippy::too_many_arguments)]
+fn check_gathered<G: Game>(
+    db: &Database,
+    g: &G,
+    tier: Tier,
+    range: std::ops::Range<u64>,
+    stored: &(dyn Fn(u64) -> u16 + Sync),
+    mem: &ReadBudget,
+    decoded: &Decoded,
+    seen: &[Tier],
+) -> Result<(u64, Vec<BadPosition>)> {
+    let (first, end) = (range.start, range.end);
+    // Every position's successors, flat; `starts[k]` is where position first + k's begin.
+    let parts: Vec<(Vec<u32>, Vec<Successor>)> = (0..(end - first).div_ceil(CHUNK))
+        .into_par_iter()
+        .map_init(Vec::new, |succ, c| {
+            let lo = first + c * CHUNK;
+            let hi = (lo + CHUNK).min(end);
+            let mut counts = Vec::with_capacity((hi - lo) as usize);
+            let mut flat = Vec::new();
+            g.visit(tier, lo..hi, |_, pos| {
+                succ.clear();
+                g.successors(pos, succ);
+                counts.push(succ.len() as u32);
+                flat.extend_from_slice(succ);
+            });
+            (counts, flat)
+        })
+        .collect();
+    let mut starts = Vec::with_capacity((end - first) as usize + 1);
+    starts.push(0usize);
+    let mut succs = Vec::with_capacity(parts.iter().map(|p| p.1.len()).sum());
+    for (counts, flat) in parts {
+        for c in counts {
+            starts.push(starts.last().expect("starts at 0") + c as usize);
+        }
+        succs.extend(flat);
+    }
+    // Answers from the kept tiers at once; the rest requested, sorted by tier and index.
+    let mut answers = vec![0u16; succs.len()];
+    let mut requests: Vec<(Tier, u64, u32)> = Vec::new();
+    for (slot, s) in succs.iter().enumerate() {
+        if let Successor::Position { tier: t, index } = *s {
+            if let Some(p) = decoded.get(t) {
+                answers[slot] = p.get(index);
+            } else if !seen.contains(&t) {
+                return Err(Error::Missing(format!(
+                    "a move from tier {tier} leads to tier {t}, which the database does not hold"
+                )));
+            } else {
+                requests.push((t, index, slot as u32));
+            }
+        }
+    }
+    // Each distinct position looked up read once: its stored entry, or for a don't-care one
+    // its exact entry, recovered through its moves.
+    requests.par_sort_unstable();
+    let mut keys: Vec<(Tier, u64)> = requests.iter().map(|r| (r.0, r.1)).collect();
+    keys.dedup();
+    let stored_keys = gather::stored_entries(db, &keys, mem.workers)?;
+    let kept = |t: Tier, x: u64| decoded.kept(t, x);
+    let exact = gather::recover_all(db, g, &keys, &kept, mem.workers)?;
+    let mut k = 0;
+    for &(t, index, slot) in &requests {
+        while keys[k] != (t, index) {
+            k += 1;
+        }
+        answers[slot as usize] = exact[k].unwrap_or(stored_keys[k]);
+    }
+    // Each position against its successors' answers.
+    let (starts, succs, answers) = (&starts, &succs, &answers);
+    let results: Vec<(u64, Vec<BadPosition>)> = (0..(end - first).div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let lo = first + c * CHUNK;
+            let mut bad = 0u64;
+            let mut named = Vec::new();
+            for i in lo..(lo + CHUNK).min(end) {
+                let k = (i - first) as usize;
+                let slots = starts[k]..starts[k + 1];
+                // Lookups come in the order of the successors; the cursor skips the others.
+                let mut cursor = slots.start;
+                let lookup = |t: Tier, idx: u64| {
+                    while succs[cursor]
+                        != (Successor::Position {
+                            tier: t,
+                            index: idx,
+                        })
+                    {
+                        cursor += 1;
+                    }
+                    cursor += 1;
+                    Ok(Entry(answers[cursor - 1]))
+                };
+                let want = expected_entry(&succs[slots.clone()], lookup)?;
+                let have = Entry(stored(i));
+                if have != want {
+                    bad += 1;
+                    if named.len() < MAX_NAMED {
+                        named.push(bad_position(g, tier, i, have, want));
+                    }
+                }
+            }
+            Ok((bad, named))
+        })
+        .collect::<Result<_>>()?;
+    let mut bad = 0;
+    let mut named = Vec::new();
+    for (b, n) in results {
+        bad += b;
+        named.extend(n);
+    }
     Ok((bad, named))
 }
 
