@@ -7,6 +7,7 @@
 //! |-------------------|------------------------------------------------------------------|
 //! | [`stored_entries`] | stored entries of sorted, distinct positions                     |
 //! | [`recover_all`]   | exact entries of the don't-care positions among a list           |
+//! | [`resolve`]       | a run of a tier's stored entries made exact                      |
 //!
 //! Entries a reader holds in memory are given by `kept` (a packed tier, say) and never
 //! decoded again.
@@ -66,6 +67,35 @@ pub fn stored_entries(db: &Database, keys: &[(Tier, u64)], workers: usize) -> Re
         db.release_maps();
     }
     Ok(out)
+}
+
+/// Replaces the don't-care entries among `entries` (positions `first..` of `tier`, as
+/// stored) by their exact entries, `len` positions gathered at a time ([`recover_all`]).
+#[allow(clippy::too_many_arguments)]
+pub fn resolve<G: Game>(
+    db: &Database,
+    g: &G,
+    tier: Tier,
+    first: u64,
+    entries: &mut [u16],
+    kept: Kept,
+    workers: usize,
+    len: usize,
+) -> Result<()> {
+    if !db.source(tier)?.header().dont_care {
+        return Ok(());
+    }
+    for (c, part) in entries.chunks_mut(len.max(1)).enumerate() {
+        let lo = first + (c * len) as u64;
+        let positions: Vec<(Tier, u64)> = (lo..lo + part.len() as u64).map(|i| (tier, i)).collect();
+        let exact = recover_all(db, g, &positions, kept, workers)?;
+        for (e, x) in part.iter_mut().zip(exact) {
+            if let Some(x) = x {
+                *e = x;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What the first pass of [`recover_all`] leaves of a part of the positions.

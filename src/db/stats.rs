@@ -8,6 +8,7 @@
 
 use serde::Serialize;
 
+use super::gather;
 use super::memory::{for_each_block, ReadBudget};
 use super::Database;
 use crate::error::Result;
@@ -139,7 +140,12 @@ pub fn stats_within(db: &Database, mem: &ReadBudget) -> Result<Stats> {
         let file = db.source(record.tier)?;
         let mut t = TierStats::default();
         for_each_block(&file, mem.workers, |start, mut entries| {
-            db.resolve(record.tier, start, &mut entries)?;
+            // Don't-care entries recovered through their moves, the lookups into lower tiers
+            // gathered (a block of them decoded once), as many as the spare bytes allow.
+            let len = (mem.spare() / 64).clamp(1 << 16, 1 << 20) as usize;
+            crate::with_game!(db.game(), g => gather::resolve(
+                db, g, record.tier, start, &mut entries, &|_, _| None, mem.workers, len,
+            ))?;
             t = merge(std::mem::take(&mut t), count(&entries));
             Ok(())
         })?;

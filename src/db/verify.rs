@@ -263,22 +263,9 @@ fn resolve<G: Game>(
     mem: &ReadBudget,
     decoded: &Decoded,
 ) -> Result<()> {
-    if !db.source(tier)?.header().dont_care {
-        return Ok(());
-    }
     let kept = |t: Tier, x: u64| decoded.kept(t, x);
     let len = decoded.gather_len(64) as usize;
-    for (c, part) in entries.chunks_mut(len).enumerate() {
-        let lo = first + (c * len) as u64;
-        let positions: Vec<(Tier, u64)> = (lo..lo + part.len() as u64).map(|i| (tier, i)).collect();
-        let exact = gather::recover_all(db, g, &positions, &kept, mem.workers)?;
-        for (e, x) in part.iter_mut().zip(exact) {
-            if let Some(x) = x {
-                *e = x;
-            }
-        }
-    }
-    Ok(())
+    gather::resolve(db, g, tier, first, entries, &kept, mem.workers, len)
 }
 
 fn full_pass<G: Game>(
