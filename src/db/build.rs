@@ -15,6 +15,7 @@ use crate::solve::flags::TierFlags;
 use crate::solve::run::{RunProgress, SolveConfig, SolveReport, StoredTier, TierSink};
 use crate::store::manifest::FileRecord;
 use crate::store::table::TableData;
+use crate::value::Entry;
 
 /// Writes each finished tier's compressed file.
 #[derive(Clone, Copy, Debug, Default)]
@@ -77,9 +78,10 @@ impl TierSink for Compressor {
     fn restore(
         &self,
         stored: &StoredTier<'_>,
+        lower: &(dyn Fn(Tier, u64) -> Result<Entry> + Sync),
         put: &mut dyn FnMut(&[u16]) -> Result<()>,
     ) -> Result<()> {
-        super::stored::restore(stored, put)
+        super::stored::restore(stored, lower, put)
     }
 }
 

@@ -55,23 +55,25 @@ fn decode(
 }
 
 /// Decodes the file into the tier's exact entries, checking it in the same read. Don't-care
-/// entries are recovered through their moves into the tiers below, which the run
-/// directory's manifest records (they are finished before this one).
-pub fn restore(stored: &StoredTier<'_>, put: &mut dyn FnMut(&[u16]) -> Result<()>) -> Result<()> {
+/// entries are recovered through their moves from `lower(tier, index)`, the exact entries of
+/// the tiers below (finished before this one), in the game the run directory's manifest
+/// names.
+pub fn restore(
+    stored: &StoredTier<'_>,
+    lower: &(dyn Fn(Tier, u64) -> Result<Entry> + Sync),
+    put: &mut dyn FnMut(&[u16]) -> Result<()>,
+) -> Result<()> {
     let bdb = open(stored)?;
-    let db = match bdb.header().dont_care {
-        true => Some(Database::open(stored.dir)?),
-        false => None,
-    };
-    decode(
+    if !bdb.header().dont_care {
+        return decode(&bdb, stored, |_, _| Ok(()), put);
+    }
+    let db = Database::open(stored.dir)?;
+    crate::with_game!(db.game(), g => decode(
         &bdb,
         stored,
-        |first, entries| match &db {
-            Some(db) => db.resolve(stored.tier, first, entries),
-            None => Ok(()),
-        },
+        |first, entries| super::dontcare::resolve_run(g, stored.tier, first, entries, lower),
         put,
-    )
+    ))
 }
 
 /// Decodes the file into the tier's exact entries without a database around it, checking

@@ -9,12 +9,13 @@ use super::checkpoint::Manifest;
 use super::flags::{flags_file, AnchoredBits, TierFlags};
 use super::owned::Owned;
 use super::sink::{StoredTier, TierSink};
-use super::tables::{resident_if_it_fits, TableData, Tables};
+use super::tables::{resident_if_it_fits, Lookup, TableData, Tables};
 use super::tier::TierOptions;
 use super::work::remove_work_dir;
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::store::table;
+use crate::value::Entry;
 
 /// Brings back every tier of `tiers` that the manifest of the run directory `dir` records
 /// as finished into `tables`; returns how many, and those recorded without their compressed
@@ -59,6 +60,15 @@ pub fn restore_finished<G: Game>(
             fingerprint: fp,
             file,
         };
+        // Don't-care entries of a decoded file are recovered from the tiers restored before.
+        let below: &Tables = tables;
+        let lower = |t: Tier, i: u64| match below.entry(t, i) {
+            Entry::UNSOLVED => Err(Error::Internal(format!(
+                "tier {} moves into tier {t}, which is not restored before it",
+                rec.tier
+            ))),
+            e => Ok(e),
+        };
         // A file decoded is checked as it is read; one only kept is checked here.
         if let (Some(b), None) = (&rec.bdb, decode) {
             sink.check(&stored(b))?;
@@ -66,7 +76,7 @@ pub fn restore_finished<G: Game>(
         let data = match decode {
             Some(b) if opts.plan.keeps_lower() => {
                 let mut entries = super::huge::with_capacity(states as usize);
-                sink.restore(&stored(b), &mut |e: &[u16]| {
+                sink.restore(&stored(b), &lower, &mut |e: &[u16]| {
                     entries.extend_from_slice(e);
                     Ok(())
                 })?;
@@ -83,7 +93,7 @@ pub fn restore_finished<G: Game>(
                 if let Some(b) = decode {
                     owned.file(&rec.file)?;
                     table::write_table_streaming(&path, rec.tier, states, fp, |put| {
-                        sink.restore(&stored(b), put)
+                        sink.restore(&stored(b), &lower, put)
                     })?;
                 }
                 let (header, data) = table::open_table(&path, rec.tier, states, fp, true)?;

@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::game::Tier;
 use crate::store::manifest::FileRecord;
 use crate::store::table::TableData;
+use crate::value::Entry;
 
 /// A file a sink made for a finished tier, where it lies and what it must hold: the tier,
 /// its positions, the game's fingerprint, and the name, size and checksum the manifest
@@ -55,10 +56,13 @@ pub trait TierSink: Sync {
     /// order (in pieces), for a run directory that holds no raw table of the tier. The file
     /// is checked against its record in the same read ([`TierSink::check`] need not come
     /// first); the check ends only with the last piece, so a caller keeps what `put` got
-    /// only when `restore` returns `Ok`.
+    /// only when `restore` returns `Ok`. `lower(tier, index)` gives the exact entries of the
+    /// tiers below, restored before this one (entries a file stores as anything are recovered
+    /// from them: a lookup in a table, where a probe of the lower files decoded a block).
     fn restore(
         &self,
         stored: &StoredTier<'_>,
+        lower: &(dyn Fn(Tier, u64) -> Result<Entry> + Sync),
         put: &mut dyn FnMut(&[u16]) -> Result<()>,
     ) -> Result<()>;
 }
