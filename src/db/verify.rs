@@ -293,8 +293,7 @@ fn full_pass<G: Game>(
         };
         seen.push(tier);
         // A tier that fits packed is decoded whole first (its own lookups read it); one that
-        // does not is checked a batch of blocks at a time, its lookups probing the block
-        // cache.
+        // does not is checked a batch of blocks at a time, its own lookups gathered.
         let checked = match pack_tier(db, g, tier, size, &file, mem, &mut decoded) {
             Err(e @ Error::Corrupt { .. }) => {
                 report.bad_blocks.push(e.to_string());
@@ -304,7 +303,16 @@ fn full_pass<G: Game>(
             Ok(Some(packed)) => {
                 decoded.tiers.push((tier, packed));
                 let stored = decoded.get(tier).expect("just kept");
-                let r = check_range(db, g, tier, 0..size, &|i| stored.get(i), &decoded, &seen);
+                let r = check(
+                    db,
+                    g,
+                    tier,
+                    0..size,
+                    &|i| stored.get(i),
+                    mem,
+                    &decoded,
+                    &seen,
+                );
                 db.release_maps();
                 r?
             }
@@ -316,8 +324,8 @@ fn full_pass<G: Game>(
                 r => r?,
             },
         };
-        report.mismatches += checked.0;
-        report.bad_positions.extend(checked.1);
+        report.mismatches += checked.bad;
+        report.bad_positions.extend(checked.named);
         report.checked += size;
     }
     Ok(())
@@ -379,9 +387,8 @@ fn check_in_batches<G: Game>(
     mem: &ReadBudget,
     decoded: &Decoded,
     seen: &[Tier],
-) -> Result<(u64, Vec<BadPosition>)> {
-    let mut bad = 0;
-    let mut named = Vec::new();
+) -> Result<Tally> {
+    let mut tally = Tally::default();
     let mut batch: Vec<u16> = Vec::new();
     let mut batch_start = 0u64;
     let batch_len = mem.workers as u64 * file.header().block_positions as u64;
@@ -394,29 +401,92 @@ fn check_in_batches<G: Game>(
         let end = start + entries.len() as u64;
         if end - batch_start >= batch_len || end == size {
             let stored = |i: u64| batch[(i - batch_start) as usize];
-            let len = decoded.gather_len(256);
-            let mut lo = batch_start;
-            while lo < end {
-                let hi = (lo + len).min(end);
-                let (b, n) = check_gathered(db, g, tier, lo..hi, &stored, mem, decoded, seen)?;
-                bad += b;
-                named.extend(n);
-                lo = hi;
-            }
+            tally.add(check(
+                db,
+                g,
+                tier,
+                batch_start..end,
+                &stored,
+                mem,
+                decoded,
+                seen,
+            )?);
             batch.clear();
             db.release_maps();
         }
         Ok(())
     })?;
-    Ok((bad, named))
+    Ok(tally)
 }
 
-/// [`check_range`] for positions whose successors lie in tiers not kept (a tier that does not
-/// fit packed, and its own moves): every position's successors are generated first, the
-/// lookups into tiers not kept are sorted, and each block they touch is decoded once for all
-/// of them ([`gather`]), rather than once per lookup through the block cache (a random
-/// lookup rarely finds its block there). Holds the range's successors (16 bytes each),
-/// their answers and the sorted lookups: about 256 bytes a position.
+/// Disagreements found: how many, and the first few named.
+#[derive(Default)]
+struct Tally {
+    bad: u64,
+    named: Vec<BadPosition>,
+}
+
+impl Tally {
+    /// Counts (and names, while few are named) a position whose stored entry disagrees.
+    fn compare<G: Game>(&mut self, g: &G, tier: Tier, index: u64, have: Entry, want: Entry) {
+        if have != want {
+            self.bad += 1;
+            if self.named.len() < MAX_NAMED {
+                self.named.push(bad_position(g, tier, index, have, want));
+            }
+        }
+    }
+
+    fn add(&mut self, other: Tally) {
+        self.bad += other.bad;
+        self.named.extend(other.named);
+    }
+}
+
+/// Checks the positions `range` of `tier` (whose stored entries `stored` gives): directly
+/// when every tier checked so far is kept ([`check_kept`]), else as many positions at a time
+/// as the room left allows ([`check_gathered`]).
+#[allow(clippy::too_many_arguments)]
+fn check<G: Game>(
+    db: &Database,
+    g: &G,
+    tier: Tier,
+    range: std::ops::Range<u64>,
+    stored: &(dyn Fn(u64) -> u16 + Sync),
+    mem: &ReadBudget,
+    decoded: &Decoded,
+    seen: &[Tier],
+) -> Result<Tally> {
+    if seen.iter().all(|&t| decoded.get(t).is_some()) {
+        return check_kept(g, tier, range, stored, decoded);
+    }
+    let len = decoded.gather_len(256);
+    let mut tally = Tally::default();
+    let mut lo = range.start;
+    while lo < range.end {
+        let hi = (lo + len).min(range.end);
+        tally.add(check_gathered(
+            db,
+            g,
+            tier,
+            lo..hi,
+            stored,
+            mem,
+            decoded,
+            seen,
+        )?);
+        lo = hi;
+    }
+    Ok(tally)
+}
+
+/// Checks the positions `range` of `tier` in parallel against their successors' entries:
+/// every position's successors are generated first, looked up in the kept tiers, and the
+/// lookups into tiers not kept (a tier that does not fit packed, its own moves, lower tiers
+/// dropped for room) are sorted and each block they touch decoded once for all of them
+/// ([`gather`]), rather than once per lookup through the block cache (a random lookup rarely
+/// finds its block there). Holds the range's successors (16 bytes each), their answers and
+/// the sorted lookups: about 256 bytes a position.
 #[allow(clippy::too_many_arguments)]
 fn check_gathered<G: Game>(
     db: &Database,
@@ -427,7 +497,7 @@ fn check_gathered<G: Game>(
     mem: &ReadBudget,
     decoded: &Decoded,
     seen: &[Tier],
-) -> Result<(u64, Vec<BadPosition>)> {
+) -> Result<Tally> {
     let (first, end) = (range.start, range.end);
     // Every position's successors, flat; `starts[k]` is where position first + k's begin.
     let parts: Vec<(Vec<u32>, Vec<Successor>)> = (0..(end - first).div_ceil(CHUNK))
@@ -488,12 +558,11 @@ fn check_gathered<G: Game>(
     }
     // Each position against its successors' answers.
     let (starts, succs, answers) = (&starts, &succs, &answers);
-    let results: Vec<(u64, Vec<BadPosition>)> = (0..(end - first).div_ceil(CHUNK))
+    let results: Vec<Tally> = (0..(end - first).div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
             let lo = first + c * CHUNK;
-            let mut bad = 0u64;
-            let mut named = Vec::new();
+            let mut tally = Tally::default();
             for i in lo..(lo + CHUNK).min(end) {
                 let k = (i - first) as usize;
                 let slots = starts[k]..starts[k + 1];
@@ -512,45 +581,34 @@ fn check_gathered<G: Game>(
                     Ok(Entry(answers[cursor - 1]))
                 };
                 let want = expected_entry(&succs[slots.clone()], lookup)?;
-                let have = Entry(stored(i));
-                if have != want {
-                    bad += 1;
-                    if named.len() < MAX_NAMED {
-                        named.push(bad_position(g, tier, i, have, want));
-                    }
-                }
+                tally.compare(g, tier, i, Entry(stored(i)), want);
             }
-            Ok((bad, named))
+            Ok(tally)
         })
         .collect::<Result<_>>()?;
-    let mut bad = 0;
-    let mut named = Vec::new();
-    for (b, n) in results {
-        bad += b;
-        named.extend(n);
+    let mut tally = Tally::default();
+    for t in results {
+        tally.add(t);
     }
-    Ok((bad, named))
+    Ok(tally)
 }
 
-/// Checks the positions `range` of `tier` (whose stored entries `stored` gives) in parallel:
-/// their count of disagreements and the first few named. Successors are looked up in the
-/// kept tiers, else probed.
-fn check_range<G: Game>(
-    db: &Database,
+/// Checks the positions `range` of `tier` (whose stored entries `stored` gives) in parallel
+/// when every tier their moves reach is kept: each successor looked up as it is generated,
+/// nothing gathered.
+fn check_kept<G: Game>(
     g: &G,
     tier: Tier,
     range: std::ops::Range<u64>,
     stored: &(dyn Fn(u64) -> u16 + Sync),
     decoded: &Decoded,
-    seen: &[Tier],
-) -> Result<(u64, Vec<BadPosition>)> {
+) -> Result<Tally> {
     let (first, end) = (range.start, range.end);
-    let results: Vec<Result<(u64, Vec<BadPosition>)>> = (0..(end - first).div_ceil(CHUNK))
+    let results: Vec<Result<Tally>> = (0..(end - first).div_ceil(CHUNK))
         .into_par_iter()
         .map_init(Vec::new, |succ, c| {
             let lo = first + c * CHUNK;
-            let mut bad = 0u64;
-            let mut named = Vec::new();
+            let mut tally = Tally::default();
             let mut failure = None;
             g.visit(tier, lo..(lo + CHUNK).min(end), |i, pos| {
                 if failure.is_some() {
@@ -558,44 +616,31 @@ fn check_range<G: Game>(
                 }
                 succ.clear();
                 g.successors(pos, succ);
-                let lookup = |t: Tier, idx: u64| {
-                    if let Some(p) = decoded.get(t) {
-                        return Ok(Entry(p.get(idx)));
-                    }
-                    if !seen.contains(&t) {
-                        return Err(Error::Missing(format!(
-                            "a move from tier {tier} leads to tier {t}, which the database does not hold"
-                        )));
-                    }
-                    db.probe(t, idx)
+                let lookup = |t: Tier, idx: u64| match decoded.get(t) {
+                    Some(p) => Ok(Entry(p.get(idx))),
+                    None => Err(Error::Missing(format!(
+                        "a move from tier {tier} leads to tier {t}, which the database does not hold"
+                    ))),
                 };
                 match expected_entry(succ, lookup) {
                     Ok(want) => {
                         let have = Entry(stored(i));
-                        if have != want {
-                            bad += 1;
-                            if named.len() < MAX_NAMED {
-                                named.push(bad_position(g, tier, i, have, want));
-                            }
-                        }
+                        tally.compare(g, tier, i, have, want);
                     }
                     Err(e) => failure = Some(e),
                 }
             });
             match failure {
                 Some(e) => Err(e),
-                None => Ok((bad, named)),
+                None => Ok(tally),
             }
         })
         .collect();
-    let mut bad = 0;
-    let mut named = Vec::new();
-    for r in results {
-        let (b, n) = r?;
-        bad += b;
-        named.extend(n);
+    let mut tally = Tally::default();
+    for t in results {
+        tally.add(t?);
     }
-    Ok((bad, named))
+    Ok(tally)
 }
 
 fn sample_pass<G: Game>(
