@@ -12,12 +12,15 @@
 //! | codes              | 4 bits (15 symbols) or 8 bits (255 symbols) a position          |
 //! | escapes            | the offsets (ascending) and entries of the rest                 |
 //!
-//! Each chunk takes the cheaper of the two widths. A lookup is one code read and, for an
+//! [`KeptTiers`] holds a reader's packed tiers within its budget. Each chunk takes the cheaper
+//! of the two widths. A lookup is one code read and, for an
 //! escaped entry, a binary search among the chunk's escapes. Chunks are separate
 //! allocations of exactly their size, so a growing tier never reallocates (and never holds
 //! its bytes twice) and [`PackedTier::heap_bytes`] is what it holds.
 
 use std::collections::HashMap;
+
+use crate::game::Tier;
 
 /// Entries coded together, with their own code table.
 pub const CHUNK_BITS: u32 = 16;
@@ -212,6 +215,68 @@ impl PackedTier {
     #[inline]
     pub fn get(&self, i: u64) -> u16 {
         self.chunks[(i >> CHUNK_BITS) as usize].get(i as usize & (CHUNK - 1))
+    }
+}
+
+/// The packed tiers a reader keeps for lookups (`verify`'s checked tiers) within `room`
+/// bytes, the oldest first to go when room runs short: lookups mostly stay in their own tier
+/// or the few below it.
+pub struct KeptTiers {
+    tiers: Vec<(Tier, PackedTier)>,
+    /// Bytes of the kept tiers and of any reserved (a tier being packed).
+    bytes: u64,
+    room: u64,
+}
+
+impl KeptTiers {
+    pub fn new(room: u64) -> KeptTiers {
+        KeptTiers {
+            tiers: Vec::new(),
+            bytes: 0,
+            room,
+        }
+    }
+
+    /// Counts `more` bytes, dropping the oldest kept tiers to make room for them; false, with
+    /// nothing counted, when even dropping all of them leaves too little.
+    pub fn reserve(&mut self, more: u64) -> bool {
+        while self.bytes + more > self.room {
+            if self.tiers.is_empty() {
+                return false;
+            }
+            let (_, old) = self.tiers.remove(0);
+            self.bytes -= old.heap_bytes();
+        }
+        self.bytes += more;
+        true
+    }
+
+    /// Gives back reserved bytes (a tier abandoned while packed).
+    pub fn unreserve(&mut self, bytes: u64) {
+        self.bytes -= bytes;
+    }
+
+    /// Keeps `packed`, whose bytes were reserved while it was packed.
+    pub fn keep(&mut self, tier: Tier, packed: PackedTier) {
+        self.tiers.push((tier, packed));
+    }
+
+    pub fn get(&self, tier: Tier) -> Option<&PackedTier> {
+        self.tiers.iter().find(|t| t.0 == tier).map(|t| &t.1)
+    }
+
+    /// The entry of a position of a kept tier.
+    pub fn kept(&self, tier: Tier, index: u64) -> Option<u16> {
+        self.get(tier).map(|p| p.get(index))
+    }
+
+    /// Positions to gather at once when each costs `per_position` bytes: as many as the room
+    /// left allows, between 2^16 and 2^20 (more decodes each block for more lookups). The
+    /// least, 16 MiB at 256 bytes a position, lies within the fixed overhead a reader's budget
+    /// counts ([`super::memory::READ_OVERHEAD`], 64 MiB, where a reader's binary, threads and
+    /// allocator take under 10).
+    pub fn gather_len(&self, per_position: u64) -> u64 {
+        (self.room.saturating_sub(self.bytes) / per_position).clamp(1 << 16, 1 << 20)
     }
 }
 

@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::format::BdbFile;
 use super::gather;
 use super::memory::{for_each_block, ReadBudget};
-use super::packed::PackedTier;
+use super::packed::{KeptTiers, PackedTier};
 use super::Database;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
@@ -207,49 +207,6 @@ fn bad_position<G: Game>(
 /// Positions one worker checks at a time.
 const CHUNK: u64 = 1 << 14;
 
-/// The checked tiers the full pass keeps for lookups, packed ([`PackedTier`], about half a
-/// byte a position), the oldest first to go when room runs short: lookups mostly stay in
-/// their own tier or the few below it.
-struct Decoded {
-    tiers: Vec<(Tier, PackedTier)>,
-    /// Bytes of the kept tiers and of the tier being packed.
-    bytes: u64,
-    room: u64,
-}
-
-impl Decoded {
-    /// Makes room for `more` bytes by dropping the oldest kept tiers; false when even
-    /// dropping all of them leaves too little.
-    fn make_room(&mut self, more: u64) -> bool {
-        while self.bytes + more > self.room {
-            if self.tiers.is_empty() {
-                return false;
-            }
-            let (_, old) = self.tiers.remove(0);
-            self.bytes -= old.heap_bytes();
-        }
-        true
-    }
-
-    fn get(&self, tier: Tier) -> Option<&PackedTier> {
-        self.tiers.iter().find(|t| t.0 == tier).map(|t| &t.1)
-    }
-
-    /// The entry of a position of a kept tier.
-    fn kept(&self, tier: Tier, index: u64) -> Option<u16> {
-        self.get(tier).map(|p| p.get(index))
-    }
-
-    /// Positions to gather at once when each costs `per_position` bytes: as many as the room
-    /// left allows, between 2^16 and 2^20 (more decodes each block for more lookups). The
-    /// least, 16 MiB at 256 bytes a position, lies within the fixed overhead a reader's budget
-    /// counts ([`super::memory::READ_OVERHEAD`], 64 MiB, where a reader's binary, threads and
-    /// allocator take under 10).
-    fn gather_len(&self, per_position: u64) -> u64 {
-        (self.room.saturating_sub(self.bytes) / per_position).clamp(1 << 16, 1 << 20)
-    }
-}
-
 /// Replaces the don't-care entries among `entries` (positions `first..` of `tier`, as stored)
 /// by their exact entries, recovered through their moves as the prober does, the lookups
 /// into tiers not kept gathered ([`gather::recover_all`]).
@@ -261,7 +218,7 @@ fn resolve<G: Game>(
     first: u64,
     entries: &mut [u16],
     mem: &ReadBudget,
-    decoded: &Decoded,
+    decoded: &KeptTiers,
 ) -> Result<()> {
     let kept = |t: Tier, x: u64| decoded.kept(t, x);
     let len = decoded.gather_len(64) as usize;
@@ -274,11 +231,7 @@ fn full_pass<G: Game>(
     mem: &ReadBudget,
     report: &mut VerifyReport,
 ) -> Result<()> {
-    let mut decoded = Decoded {
-        tiers: Vec::new(),
-        bytes: 0,
-        room: mem.spare(),
-    };
+    let mut decoded = KeptTiers::new(mem.spare());
     let mut seen: Vec<Tier> = Vec::new();
     for record in &db.manifest().tiers {
         let tier = record.tier;
@@ -301,7 +254,7 @@ fn full_pass<G: Game>(
             }
             Err(e) => return Err(e),
             Ok(Some(packed)) => {
-                decoded.tiers.push((tier, packed));
+                decoded.keep(tier, packed);
                 let stored = decoded.get(tier).expect("just kept");
                 let r = check(
                     db,
@@ -340,14 +293,13 @@ fn pack_tier<G: Game>(
     size: u64,
     file: &BdbFile,
     mem: &ReadBudget,
-    decoded: &mut Decoded,
+    decoded: &mut KeptTiers,
 ) -> Result<Option<PackedTier>> {
     let mut packed = PackedTier::with_len(size);
     let mut counted = packed.heap_bytes();
-    if !decoded.make_room(counted) {
+    if !decoded.reserve(counted) {
         return Ok(None);
     }
-    decoded.bytes += counted;
     let mut fits = true;
     for_each_block(file, mem.workers, |start, mut entries| {
         if !fits {
@@ -359,8 +311,7 @@ fn pack_tier<G: Game>(
             packed.finish();
         }
         let now = packed.heap_bytes();
-        if decoded.make_room(now - counted) {
-            decoded.bytes += now - counted;
+        if decoded.reserve(now - counted) {
             counted = now;
         } else {
             fits = false;
@@ -369,7 +320,7 @@ fn pack_tier<G: Game>(
         Ok(())
     })?;
     if !fits {
-        decoded.bytes -= counted;
+        decoded.unreserve(counted);
         return Ok(None);
     }
     Ok(Some(packed))
@@ -385,7 +336,7 @@ fn check_in_batches<G: Game>(
     size: u64,
     file: &BdbFile,
     mem: &ReadBudget,
-    decoded: &Decoded,
+    decoded: &KeptTiers,
     seen: &[Tier],
 ) -> Result<Tally> {
     let mut tally = Tally::default();
@@ -454,7 +405,7 @@ fn check<G: Game>(
     range: std::ops::Range<u64>,
     stored: &(dyn Fn(u64) -> u16 + Sync),
     mem: &ReadBudget,
-    decoded: &Decoded,
+    decoded: &KeptTiers,
     seen: &[Tier],
 ) -> Result<Tally> {
     if seen.iter().all(|&t| decoded.get(t).is_some()) {
@@ -495,7 +446,7 @@ fn check_gathered<G: Game>(
     range: std::ops::Range<u64>,
     stored: &(dyn Fn(u64) -> u16 + Sync),
     mem: &ReadBudget,
-    decoded: &Decoded,
+    decoded: &KeptTiers,
     seen: &[Tier],
 ) -> Result<Tally> {
     let (first, end) = (range.start, range.end);
@@ -601,7 +552,7 @@ fn check_kept<G: Game>(
     tier: Tier,
     range: std::ops::Range<u64>,
     stored: &(dyn Fn(u64) -> u16 + Sync),
-    decoded: &Decoded,
+    decoded: &KeptTiers,
 ) -> Result<Tally> {
     let (first, end) = (range.start, range.end);
     let results: Vec<Result<Tally>> = (0..(end - first).div_ceil(CHUNK))
