@@ -120,9 +120,14 @@ pub fn recover_all<G: Game>(
     kept: Kept,
     workers: usize,
 ) -> Result<Vec<Option<u16>>> {
+    // Each tier's header read once, not once per position.
+    let mut tiers: Vec<Tier> = positions.iter().map(|p| p.0).collect();
+    tiers.dedup();
+    tiers.sort_unstable();
+    tiers.dedup();
     let mut substitutes: Vec<Tier> = Vec::new();
-    for &(t, _) in positions {
-        if !substitutes.contains(&t) && db.source(t)?.header().dont_care {
+    for t in tiers {
+        if db.source(t)?.header().dont_care {
             substitutes.push(t);
         }
     }
