@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Whether two builds export the same table: solves the n=3, 14-seed instance with each (into
 # fresh folders under a temporary directory) and compares the md5 of every tier's CSV export
-# (value and depth of every position of both sides). Exit 1 when a tier differs.
+# (value and depth of every position of both sides). Exit 1 when a tier differs. The rows are
+# compared without their index column and sorted, so builds whose tiers list the positions in
+# another order (run-directory format 5 against 4) compare by position.
 #
 #   OLD=/tmp/old/bawo NEW=target/release/bawo scripts/compare-export.sh [SEEDS]
 set -euo pipefail
@@ -15,8 +17,8 @@ for who in OLD NEW; do
 done
 differ=0
 for t in $(seq 0 "$SEEDS"); do
-  a=$("$OLD" export --db "$work/OLD" --tier "$t" --format csv | md5sum | cut -c1-32)
-  b=$("$NEW" export --db "$work/NEW" --tier "$t" --format csv | md5sum | cut -c1-32)
+  a=$("$OLD" export --db "$work/OLD" --tier "$t" --format csv | cut -d, -f2- | LC_ALL=C sort | md5sum | cut -c1-32)
+  b=$("$NEW" export --db "$work/NEW" --tier "$t" --format csv | cut -d, -f2- | LC_ALL=C sort | md5sum | cut -c1-32)
   if [ "$a" = "$b" ]; then
     echo "tier $t: same ($a)"
   else

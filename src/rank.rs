@@ -177,6 +177,23 @@ impl Ranker {
         out[self.pits - 1] = seeds as u8;
     }
 
+    /// [`Ranker::next`] that says how far it changed `counts`: the length of the prefix it
+    /// rewrote, 0 (leaving `counts` unchanged) at the last composition.
+    #[inline]
+    pub fn step(&self, counts: &mut [u8]) -> usize {
+        let mut below: u32 = 0;
+        for i in 0..self.pits - 1 {
+            below += counts[i] as u32;
+            if counts[i + 1] > 0 {
+                counts[..i].fill(0);
+                counts[i] = (below + 1) as u8;
+                counts[i + 1] -= 1;
+                return i + 2;
+            }
+        }
+        0
+    }
+
     /// Advances `counts` to the composition with the next index; returns `false` (leaving
     /// `counts` unchanged) at the last one.
     #[inline]

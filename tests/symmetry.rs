@@ -168,30 +168,34 @@ fn set_manifest_format(dir: &Path, format: u32) {
 
 #[test]
 fn a_database_of_the_older_format_is_refused_with_one_line() {
+    // Format 3 stored both sides to move, format 4 ordered a tier by the whole board's
+    // composition rank: either would answer wrongly if read.
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     solve_small(&db);
-    set_manifest_format(&db, 3);
     let d = db.to_str().unwrap();
     let board = ["--board", "0,0,2,2,0,0,0,0"];
-    for args in [
-        vec!["query", "--db", d, board[0], board[1], "--to-move", "B"],
-        vec!["stats", "--db", d],
-        vec!["verify", "--db", d],
-        vec!["export", "--db", d, "--tier", "4"],
-        vec!["solve", "--n", "2", "--seeds", "4", "--out", d, "--resume"],
-        vec!["solve", "--n", "2", "--seeds", "4", "--out", d],
-    ] {
-        let out = bawo(&args);
-        assert_fails(
-            &out,
-            1,
-            "written by an older version of bawo",
-            &args.join(" "),
-        );
-        let err = text(&out.stderr);
-        assert!(err.contains("database format 3"), "{err}");
-        assert!(err.contains("solve it again"), "{err}");
+    for format in [3, 4] {
+        set_manifest_format(&db, format);
+        for args in [
+            vec!["query", "--db", d, board[0], board[1], "--to-move", "B"],
+            vec!["stats", "--db", d],
+            vec!["verify", "--db", d],
+            vec!["export", "--db", d, "--tier", "4"],
+            vec!["solve", "--n", "2", "--seeds", "4", "--out", d, "--resume"],
+            vec!["solve", "--n", "2", "--seeds", "4", "--out", d],
+        ] {
+            let out = bawo(&args);
+            assert_fails(
+                &out,
+                1,
+                "written by an older version of bawo",
+                &args.join(" "),
+            );
+            let err = text(&out.stderr);
+            assert!(err.contains(&format!("database format {format}")), "{err}");
+            assert!(err.contains("solve it again"), "{err}");
+        }
     }
     // What the message says to do works: --force solves again over it.
     let out = bawo(&[
@@ -217,12 +221,16 @@ fn a_tier_file_of_the_older_format_is_refused_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     solve_small(&db);
-    // Version field of the header, bytes 8..12 (FORMAT.md), as version 1 wrote it.
+    // Version field of the header, bytes 8..12 (FORMAT.md), as version 1 (both sides) and
+    // version 3 (the composition order of the whole board) wrote it.
     let path = db.join("tier-0004.bdb");
-    let mut bytes = std::fs::read(&path).unwrap();
-    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
-    std::fs::write(&path, bytes).unwrap();
-    let out = bawo(&["stats", "--db", db.to_str().unwrap()]);
-    assert_fails(&out, 1, "written by an older version of bawo", "stats");
-    assert!(text(&out.stderr).contains("solve it again"));
+    let good = std::fs::read(&path).unwrap();
+    for version in [1u32, 3] {
+        let mut bytes = good.clone();
+        bytes[8..12].copy_from_slice(&version.to_le_bytes());
+        std::fs::write(&path, bytes).unwrap();
+        let out = bawo(&["stats", "--db", db.to_str().unwrap()]);
+        assert_fails(&out, 1, "written by an older version of bawo", "stats");
+        assert!(text(&out.stderr).contains("solve it again"));
+    }
 }

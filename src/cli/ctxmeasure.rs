@@ -1,5 +1,6 @@
 //! Hidden developer command `measure-ctx`: the adaptive code length of a tier's stored entries
-//! under contexts computed from the board while walking the tier in rank order (issue 12).
+//! under contexts computed from the board while walking the tier in the composition order of
+//! the whole board (issue 12; [`super::composition`]).
 //!
 //! Each entry becomes its rank in the tier's frequency order, coded in unary (rank 15 and up
 //! as an escape costing 16 bits more); every unary bit has an adaptive probability (counts,
@@ -24,6 +25,7 @@ use bawo::game::{Game, Successor};
 use bawo::with_game;
 
 use super::args::{usage, with_threads};
+use super::composition::CompositionOrder;
 
 #[derive(Args, Debug)]
 pub struct MeasureCtxArgs {
@@ -194,19 +196,23 @@ pub fn run(a: MeasureCtxArgs) -> Result<()> {
         m.fingerprint_value(),
         true,
     )?;
-    let raw = data.entries().to_vec();
     let game = bawo::game::AnyGame::from_descriptor(&m.game)?;
+    let co = with_threads(
+        a.threads,
+        || with_game!(&game, g => CompositionOrder::new(g, a.tier, data.entries().len())),
+    )?;
+    let raw = co.entries(data.entries());
     if a.code {
-        return with_game!(&game, g => super::ctxproto::prototype(g, a.tier, &raw, &a));
+        return with_game!(&game, g => super::ctxproto::prototype(g, &co, a.tier, &raw, &a));
     }
     let feats = with_threads(
         a.threads,
-        || with_game!(&game, g => features(g, a.tier, raw.len())),
+        || with_game!(&game, g => features(g, &co, a.tier, raw.len())),
     )?;
-    // Known in-tier successors of each position: indices (same tier) of non-leaving moves.
+    // Known in-tier successors of each position: composition ranks of non-leaving moves.
     let succ = with_threads(
         a.threads,
-        || with_game!(&game, g => in_tier_succ(g, a.tier, raw.len())),
+        || with_game!(&game, g => in_tier_succ(g, &co, a.tier, raw.len())),
     )?;
     let mut freq: HashMap<u16, u64> = HashMap::new();
     for &e in &raw {
@@ -365,14 +371,14 @@ fn code_mix(
     (nd + dcb, nd, dcb)
 }
 
-fn features<G: Game>(g: &G, tier: u32, len: usize) -> Vec<Feat> {
+fn features<G: Game>(g: &G, co: &CompositionOrder, tier: u32, len: usize) -> Vec<Feat> {
     const CHUNK: usize = 4096;
     let mut out = vec![Feat::default(); len];
     out.par_chunks_mut(CHUNK).enumerate().for_each_init(
         || (Vec::new(), db::dontcare::Scratch::default()),
         |(succ, s), (c, part)| {
             let lo = (c * CHUNK) as u64;
-            g.visit(tier, lo..lo + part.len() as u64, |i, pos| {
+            co.visit(g, tier, lo..lo + part.len() as u64, |i, pos| {
                 let pits = g.board_counts(pos);
                 let half = pits.len() / 2;
                 let q = pits.len() / 4;
@@ -409,20 +415,22 @@ fn features<G: Game>(g: &G, tier: u32, len: usize) -> Vec<Feat> {
     out
 }
 
-fn in_tier_succ<G: Game>(g: &G, tier: u32, len: usize) -> Vec<Vec<u64>> {
+fn in_tier_succ<G: Game>(g: &G, co: &CompositionOrder, tier: u32, len: usize) -> Vec<Vec<u64>> {
     const CHUNK: usize = 4096;
     let mut out = vec![Vec::new(); len];
     out.par_chunks_mut(CHUNK)
         .enumerate()
         .for_each_init(Vec::new, |succ, (c, part)| {
             let lo = (c * CHUNK) as u64;
-            g.visit(tier, lo..lo + part.len() as u64, |i, pos| {
+            co.visit(g, tier, lo..lo + part.len() as u64, |i, pos| {
                 succ.clear();
                 g.successors(pos, succ);
                 part[(i - lo) as usize] = succ
                     .iter()
                     .filter_map(|s| match *s {
-                        Successor::Position { tier: t, index } if t == tier => Some(index),
+                        Successor::Position { tier: t, index } if t == tier => {
+                            Some(co.rank[index as usize])
+                        }
                         _ => None,
                     })
                     .collect();

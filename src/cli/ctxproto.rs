@@ -12,12 +12,22 @@ use bawo::error::{Error, Result};
 use bawo::game::Game;
 
 use super::args::{usage, with_threads};
+use super::composition::CompositionOrder;
 use super::ctxmeasure::MeasureCtxArgs;
 
 /// `--code`: the prototype coder over the whole tier, block by block.
-pub fn prototype<G: Game>(g: &G, tier: u32, raw: &[u16], a: &MeasureCtxArgs) -> Result<()> {
+/// `raw` is the tier's entries in composition order (`co`).
+pub fn prototype<G: Game>(
+    g: &G,
+    co: &CompositionOrder,
+    tier: u32,
+    raw: &[u16],
+    a: &MeasureCtxArgs,
+) -> Result<()> {
     use std::time::Instant;
-    let mask = with_threads(a.threads, || db::dontcare::mask(g, tier, 0, raw.len()))?;
+    let mask = co.entries(&with_threads(a.threads, || {
+        db::dontcare::mask(g, tier, 0, raw.len())
+    })?);
     let mut freq: HashMap<u16, u64> = HashMap::new();
     for &e in raw {
         *freq.entry(e).or_default() += 1;
@@ -42,7 +52,7 @@ pub fn prototype<G: Game>(g: &G, tier: u32, raw: &[u16], a: &MeasureCtxArgs) -> 
     for i in (0..raw.len() as u64).step_by(9973) {
         ranker.unrank(seeds, i, &mut counts);
         let want: Vec<u8> = g
-            .board_counts(&g.position(tier, i))
+            .board_counts(&g.position(tier, co.index[i as usize]))
             .iter()
             .map(|&c| c as u8)
             .collect();

@@ -15,6 +15,7 @@ use bawo::game::Game;
 use bawo::with_game;
 
 use super::args::{print_json, usage, with_threads, GameArgs};
+use super::composition::CompositionOrder;
 
 #[derive(Args, Debug)]
 pub struct PackArgs {
@@ -42,7 +43,8 @@ pub struct MeasureArgs {
     /// zstd level of the trial encodings.
     #[arg(long, default_value_t = db::format::EncodeOptions::default().level)]
     pub level: i32,
-    /// Also the entropy given earlier neighbours in the composition order: each value is a
+    /// Also the entropy given earlier neighbours in the composition order of the whole board
+    /// ([`CompositionOrder`]): each value is a
     /// set of pits `j+k+...` whose one seed moved to the next pit names a neighbour.
     #[arg(long)]
     pub neighbours: Vec<String>,
@@ -52,6 +54,11 @@ pub struct MeasureArgs {
     /// Only this tier.
     #[arg(long)]
     pub tier: Option<u32>,
+    /// Order of a tier's entries before encoding (size experiment; `orders.rs`): `tier` (as
+    /// stored), `composition` (of the whole board, the order before run-directory format
+    /// 5), `split:MOVER/OPPONENT` or `lex:DIGITS`.
+    #[arg(long, default_value = "tier")]
+    pub order: String,
     /// Also the size with don't-care entries at each of these block sizes (powers of two).
     #[arg(long, value_delimiter = ',')]
     pub block_bits: Vec<u32>,
@@ -241,10 +248,16 @@ fn entropies(entries: &[u16]) -> (f64, f64) {
 /// Conditional entropy (bits per entry) of each entry given the entries of its earlier
 /// neighbours in the composition order: the boards with one seed moved from pit `j` to pit
 /// `j + 1`, for `j < contexts` (a sentinel where pit `j` is empty).
-fn neighbour_entropy<G: Game>(g: &G, tier: u32, entries: &[u16], contexts: &[usize]) -> f64 {
+fn neighbour_entropy<G: Game>(
+    g: &G,
+    co: &CompositionOrder,
+    tier: u32,
+    entries: &[u16],
+    contexts: &[usize],
+) -> f64 {
     use std::collections::HashMap;
     let mut joint: HashMap<(Vec<u16>, u16), u64> = HashMap::new();
-    g.visit(tier, 0..entries.len() as u64, |i, pos| {
+    co.visit(g, tier, 0..entries.len() as u64, |i, pos| {
         let pits = g.board_counts(pos);
         let mut ctx = Vec::with_capacity(contexts.len());
         for &j in contexts {
@@ -274,9 +287,15 @@ fn neighbour_entropy<G: Game>(g: &G, tier: u32, entries: &[u16], contexts: &[usi
 
 /// Each entry replaced by its difference (mod 2^16) from its earlier neighbour through pit
 /// `j` (the previous entry where pit `j` is empty): what a predicting coder would compress.
-fn residuals<G: Game>(g: &G, tier: u32, entries: &[u16], j: usize) -> Vec<u16> {
+fn residuals<G: Game>(
+    g: &G,
+    co: &CompositionOrder,
+    tier: u32,
+    entries: &[u16],
+    j: usize,
+) -> Vec<u16> {
     let mut out = vec![0u16; entries.len()];
-    g.visit(tier, 0..entries.len() as u64, |i, pos| {
+    co.visit(g, tier, 0..entries.len() as u64, |i, pos| {
         let pits = g.board_counts(pos);
         let b = j as u64 + pits[..=j].iter().map(|&p| p as u64).sum::<u64>();
         let nb = if pits[j] > 0 {
@@ -313,12 +332,26 @@ pub fn run_measure(a: MeasureArgs) -> Result<()> {
             || with_game!(&game, g => db::dontcare::mask(g, r.tier, 0, raw.len())),
         )?;
         let secs = t.elapsed().as_secs_f64();
+        let co = (!a.residual.is_empty() || !a.neighbours.is_empty())
+            .then(|| with_game!(&game, g => CompositionOrder::new(g, r.tier, raw.len())));
+        let perm =
+            with_game!(&game, g => super::orders::storage_order(g, r.tier, raw.len(), &a.order))?;
+        let (raw, mask, as_stored) = match perm {
+            Some(p) => (
+                p.iter().map(|&i| raw[i as usize]).collect(),
+                p.iter().map(|&i| mask[i as usize]).collect(),
+                raw,
+            ),
+            None => (raw.clone(), mask, raw),
+        };
         let mut sub = raw.clone();
         db::dontcare::substitute(&mut sub, &mask);
         let (h0, h1) = entropies(&raw);
         let (g0, g1) = entropies(&sub);
+        let composed = co.as_ref().map(|co| co.entries(&as_stored));
         for &j in &a.residual {
-            let res = with_game!(&game, g => residuals(g, r.tier, &raw, j));
+            let (co, comp) = (co.as_ref().unwrap(), composed.as_deref().unwrap());
+            let res = with_game!(&game, g => residuals(g, co, r.tier, comp, j));
             let (r0, r1) = entropies(&res);
             let fp = m.fingerprint_value();
             let b = with_threads(a.threads, || db::format::encode(r.tier, fp, &res, &opts))??;
@@ -330,7 +363,8 @@ pub fn run_measure(a: MeasureArgs) -> Result<()> {
         }
         for set in &a.neighbours {
             let js: Vec<usize> = set.split('+').filter_map(|w| w.parse().ok()).collect();
-            let h = with_game!(&game, g => neighbour_entropy(g, r.tier, &raw, &js));
+            let (co, comp) = (co.as_ref().unwrap(), composed.as_deref().unwrap());
+            let h = with_game!(&game, g => neighbour_entropy(g, co, r.tier, comp, &js));
             outln!("tier {} neighbour pits {set}: {h:.3}", r.tier);
         }
         let fp = m.fingerprint_value();

@@ -24,12 +24,14 @@ mod args;
 mod check;
 #[cfg(feature = "mpi")]
 mod cluster;
+mod composition;
 mod ctxmeasure;
 mod ctxproto;
 mod dev;
 mod dry_run;
 mod export;
 mod open;
+mod orders;
 mod play;
 mod query;
 mod reach;

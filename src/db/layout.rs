@@ -5,8 +5,9 @@
 pub const MAGIC: &[u8; 8] = b"BAWO-BDB";
 /// Format version of `.bdb` files (2: a tier's entries are its positions with A to move; a
 /// position with B to move is answered by its mirror; 3: a file may store don't-care entries,
-/// [`FLAG_DONT_CARE`]).
-pub const VERSION: u32 = 3;
+/// [`FLAG_DONT_CARE`]; 4: the entries in the tier order of run-directory format 5, by the
+/// halves of the board).
+pub const VERSION: u32 = 4;
 /// Header flag (byte 44): the entries of don't-care positions (`super::dontcare`) are
 /// replaced by whatever compresses best, so a reader recovers them through their moves.
 pub const FLAG_DONT_CARE: u8 = 1;

@@ -38,7 +38,7 @@
 use std::ops::Range;
 
 use super::cycle::Brent;
-use super::sided::{Mirror, SidedIndex, SidedPosition};
+use super::sided::{HalfOrder, Mirror, SidedIndex, SidedPosition};
 use super::{
     Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side, Successor, Tier,
 };
@@ -177,7 +177,7 @@ impl Kigogo {
     pub fn new(rules: KigogoRules) -> Self {
         Kigogo {
             rules,
-            index: SidedIndex::new(Mirror::half_turn(PITS)),
+            index: SidedIndex::new(Mirror::half_turn(PITS), HalfOrder::south_moves(PITS)),
             cycles: [Cycle::of(Side::A), Cycle::of(Side::B)],
         }
     }

@@ -82,10 +82,59 @@ impl Mirror {
 
 /// Tier sizes, ranks and the in-order walk for boards of a fixed number of pits, storing the
 /// positions with A to move (see the module's documentation).
+///
+/// **Order inside a tier.** A board is its mover's half (A's pits) and its opponent's half
+/// (B's), each a composition of its own total. A tier lists its boards by the mover's seeds
+/// `sa`, then by the mover's half, then by the opponent's half (the fastest):
+/// `index = offset(k, sa) + rank(mover's half) * C(k - sa + h - 1, h - 1) + rank(opponent's half)`,
+/// `h` pits a half. Why: a position's value depends on the two halves nearly apart, so
+/// neighbours in this order agree far more often than in the composition order of the whole
+/// board, and the compressed database is a third smaller (README, "Database format"). Each
+/// game names the order of the pits inside each half ([`HalfOrder`]).
 #[derive(Clone, Debug)]
 pub struct SidedIndex {
-    ranker: Ranker,
+    /// Ranks one half of the board.
+    half: Ranker,
+    /// Boards of `k` seeds on the whole board (tier sizes).
+    whole: Ranker,
     mirror: Mirror,
+    /// Board pits in ranking order: `order[..h]` the mover's half, `order[h..]` the
+    /// opponent's, each from its fastest-varying pit to its most significant.
+    order: Vec<u8>,
+    /// `order` through the mirror: the pits a board with B to move is ranked by.
+    mirrored: Vec<u8>,
+    /// `offsets[k * OFFSET_ROW + sa]`: boards of `k` seeds whose mover holds fewer than
+    /// `sa` (saturating; such entries only occur in tiers [`SidedIndex::tier_size`] refuses).
+    offsets: std::sync::Arc<[u64]>,
+    /// `half_counts[s]`: compositions of `s` seeds into one half (saturating).
+    half_counts: Vec<u64>,
+}
+
+/// Entries of one tier's row of [`SidedIndex::offsets`]: every `sa` from 0 to one past the
+/// largest total.
+const OFFSET_ROW: usize = MAX_SEEDS as usize + 2;
+
+/// How a game orders the pits inside each half of its board for [`SidedIndex`]: the pits of
+/// the player to move (A's) and of the opponent (B's), each listed from the pit that varies
+/// fastest in index order to the most significant.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HalfOrder {
+    pub mover: Vec<u8>,
+    pub opponent: Vec<u8>,
+}
+
+impl HalfOrder {
+    /// Kigogo and Bao, whose pits are numbered row by row from North's back row: the mover
+    /// (South) owns the second half, `pits / 2..pits`; each half in pit order, so the back
+    /// rows are the most significant and North's front row outranks its back row. Measured
+    /// on the largest tiers, these orders compress best of those tried (README).
+    pub fn south_moves(pits: usize) -> HalfOrder {
+        let h = pits / 2;
+        HalfOrder {
+            mover: (h..pits).map(|p| p as u8).collect(),
+            opponent: (0..h).map(|p| p as u8).collect(),
+        }
+    }
 }
 
 /// Largest board total of the games indexed here (a pit is a byte, and so is the ranker's
@@ -96,10 +145,42 @@ pub const MAX_SEEDS: u32 = 255;
 pub const MAX_PITS: usize = 48;
 
 impl SidedIndex {
-    pub fn new(mirror: Mirror) -> Self {
+    pub fn new(mirror: Mirror, halves: HalfOrder) -> Self {
+        let pits = mirror.to.len();
+        let h = pits / 2;
+        let mut order = halves.mover;
+        order.extend_from_slice(&halves.opponent);
+        assert!(
+            halves.opponent.len() == h && {
+                let mut seen = order.clone();
+                seen.sort_unstable();
+                seen.iter().enumerate().all(|(i, &p)| p as usize == i)
+            },
+            "the halves list every pit once, half of them each"
+        );
+        let mirrored = order.iter().map(|&p| mirror.to[p as usize]).collect();
+        let half = Ranker::new(h, MAX_SEEDS);
+        let half_counts: Vec<u64> = (0..=MAX_SEEDS)
+            .map(|s| half.count(s).unwrap_or(u64::MAX))
+            .collect();
+        let mut offsets = vec![u64::MAX; (MAX_SEEDS as usize + 1) * OFFSET_ROW];
+        for k in 0..=MAX_SEEDS as usize {
+            let mut sum = 0u128;
+            for sa in 0..=k + 1 {
+                offsets[k * OFFSET_ROW + sa] = sum.min(u64::MAX as u128) as u64;
+                if sa <= k {
+                    sum += half_counts[sa] as u128 * half_counts[k - sa] as u128;
+                }
+            }
+        }
         SidedIndex {
-            ranker: Ranker::new(mirror.to.len(), MAX_SEEDS),
+            half,
+            whole: Ranker::new(pits, MAX_SEEDS),
             mirror,
+            order,
+            mirrored,
+            offsets: offsets.into(),
+            half_counts,
         }
     }
 
@@ -109,13 +190,19 @@ impl SidedIndex {
     }
 
     pub fn pits(&self) -> usize {
-        self.ranker.pits()
+        self.whole.pits()
+    }
+
+    /// Pits of each half.
+    #[inline]
+    fn h(&self) -> usize {
+        self.half.pits()
     }
 
     /// Boards of `seeds` seeds; callers have checked the tier with [`SidedIndex::tier_size`].
     #[inline]
     fn count(&self, seeds: u32) -> u64 {
-        self.ranker
+        self.whole
             .count(seeds)
             .expect("tier sizes are checked before use")
     }
@@ -133,12 +220,12 @@ impl SidedIndex {
     /// Entries of the tier of `seeds` seeds: its positions with A to move (as many again
     /// with B to move are located through their mirrors).
     pub fn tier_size(&self, seeds: Tier) -> Result<u64, TooLarge> {
-        self.ranker.count(seeds)
+        self.whole.count(seeds)
     }
 
     /// Positions of the tier of `seeds` seeds with either side to move.
     pub fn tier_positions(&self, seeds: Tier) -> Result<u64, TooLarge> {
-        self.ranker
+        self.whole
             .count(seeds)?
             .checked_mul(super::POSITIONS_PER_ENTRY)
             .ok_or(TooLarge {
@@ -150,16 +237,22 @@ impl SidedIndex {
     }
 
     /// Tier and index of a board whose tier is known to fit (the solver's hot path): the
-    /// board's rank with A to move, its mirror's with B to move.
+    /// board's index with A to move, its mirror's with B to move.
     #[inline]
     pub fn index_of(&self, board: &[u8], side: Side) -> (Tier, u64) {
-        let seeds: u32 = board.iter().map(|&c| c as u32).sum();
-        let rank = match side {
-            Side::A => self.ranker.rank(board),
+        let order = match side {
+            Side::A => &self.order,
             // The mirror is an involution: pit `i` of the mirrored board holds pit `to[i]`.
-            Side::B => self.ranker.rank_in_order(board, &self.mirror.to),
+            Side::B => &self.mirrored,
         };
-        (seeds, rank)
+        let (mover, opponent) = order.split_at(self.h());
+        let sa: u32 = mover.iter().map(|&p| board[p as usize] as u32).sum();
+        let so: u32 = opponent.iter().map(|&p| board[p as usize] as u32).sum();
+        let seeds = sa + so;
+        let index = self.offsets[seeds as usize * OFFSET_ROW + sa as usize]
+            + self.half.rank_in_order(board, mover) * self.half_counts[so as usize]
+            + self.half.rank_in_order(board, opponent);
+        (seeds, index)
     }
 
     /// Tier and index of any board, or an error when no tier of it can be indexed.
@@ -175,11 +268,36 @@ impl SidedIndex {
         Ok(self.index_of(board, side))
     }
 
+    /// The mover's seeds and the two halves (in ranking order) of index `index` of tier
+    /// `seeds`.
+    fn halves_of(&self, seeds: Tier, index: u64, mover: &mut [u8], opponent: &mut [u8]) -> u32 {
+        let row = &self.offsets[seeds as usize * OFFSET_ROW..][..seeds as usize + 2];
+        // The last `sa` whose offset is at most `index` (row[0] = 0 <= index < row[seeds + 1]).
+        let sa = row.partition_point(|&o| o <= index) - 1;
+        let q = index - row[sa];
+        let per = self.half_counts[seeds as usize - sa];
+        self.half.unrank(sa as u32, q / per, mover);
+        self.half.unrank(seeds - sa as u32, q % per, opponent);
+        sa as u32
+    }
+
+    /// Writes a half (in ranking order `pits`) into the board.
+    #[inline]
+    fn scatter(board: &mut [u8], pits: &[u8], half: &[u8]) {
+        for (&p, &c) in pits.iter().zip(half) {
+            board[p as usize] = c;
+        }
+    }
+
     /// The stored position with index `index` in tier `seeds` (A to move).
     pub fn position<P: SidedPosition>(&self, seeds: Tier, index: u64) -> P {
+        let h = self.h();
+        let (mut m, mut o) = ([0u8; MAX_PITS / 2], [0u8; MAX_PITS / 2]);
+        self.halves_of(seeds, index, &mut m[..h], &mut o[..h]);
         let mut pos = P::empty();
         let (board, side) = pos.parts(self.pits());
-        self.ranker.unrank(seeds, index, board);
+        Self::scatter(board, &self.order[..h], &m[..h]);
+        Self::scatter(board, &self.order[h..], &o[..h]);
         *side = Side::A;
         pos
     }
@@ -217,8 +335,8 @@ impl SidedIndex {
     }
 
     /// Calls `f` for every index of `range` in tier `seeds` with its stored position (A to
-    /// move), in index order, stepping each board to the next instead of unranking it. `pos`
-    /// is the game's position value to fill, `parts` gives access to its board and side.
+    /// move), in index order, stepping each half to the next instead of unranking the board.
+    /// `pos` is the game's position value to fill, `parts` gives access to its board and side.
     pub fn visit<P>(
         &self,
         seeds: Tier,
@@ -232,10 +350,16 @@ impl SidedIndex {
         if lo >= hi {
             return;
         }
+        let h = self.h();
+        let (mover_pits, opponent_pits) = self.order.split_at(h);
+        let (mut m, mut o) = ([0u8; MAX_PITS / 2], [0u8; MAX_PITS / 2]);
+        let (m, o) = (&mut m[..h], &mut o[..h]);
+        let mut sa = self.halves_of(seeds, lo, m, o);
         {
             let (board, s) = parts(pos);
             *s = Side::A;
-            self.ranker.unrank(seeds, lo, board);
+            Self::scatter(board, mover_pits, m);
+            Self::scatter(board, opponent_pits, o);
         }
         let mut i = lo;
         loop {
@@ -244,7 +368,19 @@ impl SidedIndex {
             if i == hi {
                 break;
             }
-            self.ranker.next(parts(pos).0);
+            let board = parts(pos).0;
+            let changed = self.half.step(o);
+            if changed > 0 {
+                Self::scatter(board, &opponent_pits[..changed], &o[..changed]);
+                continue;
+            }
+            if self.half.step(m) == 0 {
+                sa += 1;
+                self.half.first(sa, m);
+            }
+            self.half.first(seeds - sa, o);
+            Self::scatter(board, mover_pits, m);
+            Self::scatter(board, opponent_pits, o);
         }
     }
 }
@@ -273,10 +409,40 @@ mod tests {
         assert_eq!((m.pit(0), m.pit(12), m.pit(47)), (47, 35, 0));
     }
 
+    /// A board of any size up to the largest, for [`SidedIndex::position`].
+    struct Pos([u8; MAX_PITS], Side);
+
+    impl SidedPosition for Pos {
+        fn empty() -> Self {
+            Pos([0; MAX_PITS], Side::A)
+        }
+
+        fn parts(&mut self, pits: usize) -> (&mut [u8], &mut Side) {
+            (&mut self.0[..pits], &mut self.1)
+        }
+    }
+
+    /// The two layouts the games use, on 12 pits: Bawo's (n = 3) and Kigogo's and Bao's.
+    fn layouts() -> Vec<(Mirror, SidedIndex)> {
+        let bawo = HalfOrder {
+            mover: vec![2, 1, 0, 5, 4, 3],
+            opponent: vec![11, 10, 9, 8, 7, 6],
+        };
+        vec![
+            (
+                Mirror::rows_exchanged(12),
+                SidedIndex::new(Mirror::rows_exchanged(12), bawo),
+            ),
+            (
+                Mirror::half_turn(12),
+                SidedIndex::new(Mirror::half_turn(12), HalfOrder::south_moves(12)),
+            ),
+        ]
+    }
+
     #[test]
     fn b_to_move_is_ranked_as_its_mirror_with_a_to_move() {
-        for mirror in [Mirror::rows_exchanged(12), Mirror::half_turn(12)] {
-            let idx = SidedIndex::new(mirror.clone());
+        for (mirror, idx) in layouts() {
             for seeds in 0..=5 {
                 let size = idx.tier_size(seeds).unwrap();
                 assert_eq!(idx.tier_positions(seeds).unwrap(), 2 * size);
@@ -301,6 +467,82 @@ mod tests {
                 );
                 assert_eq!(n, size);
             }
+        }
+    }
+
+    /// A tier's walk lists every board of its total exactly once, in index order, whatever
+    /// index it starts from, and unranking any index gives the board the walk reached there.
+    #[test]
+    fn the_walk_is_a_bijection_onto_the_boards_of_the_tier() {
+        for (_, idx) in layouts() {
+            for seeds in 0..=7 {
+                let size = idx.tier_size(seeds).unwrap();
+                let mut boards = Vec::new();
+                let mut pos = (vec![0u8; 12], Side::A);
+                idx.visit(
+                    seeds,
+                    0..size,
+                    &mut pos,
+                    |p| (&mut p.0[..], &mut p.1),
+                    |i, (board, _)| {
+                        assert_eq!(i as usize, boards.len());
+                        assert_eq!(board.iter().map(|&c| c as u32).sum::<u32>(), seeds);
+                        let at: Pos = idx.position(seeds, i);
+                        assert_eq!(&at.0[..12], &board[..]);
+                        boards.push(board.clone());
+                    },
+                );
+                let mut distinct = boards.clone();
+                distinct.sort();
+                distinct.dedup();
+                assert_eq!(distinct.len() as u64, size, "{seeds} seeds");
+                // Walks that start inside the tier agree with the whole walk.
+                for lo in [1, size / 3, size / 2 + 1, size.saturating_sub(2)] {
+                    let hi = (lo + 40).min(size);
+                    idx.visit(
+                        seeds,
+                        lo..hi,
+                        &mut pos,
+                        |p| (&mut p.0[..], &mut p.1),
+                        |i, (board, _)| assert_eq!(board, &boards[i as usize]),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Index arithmetic of tiers past 2^32 and 2^40 entries (Kigogo's 48 pits, 14 seeds:
+    /// C(61, 14), about 2 x 10^13): unranking and ranking round-trip there, and a walk across
+    /// those indices steps to the boards that unranking gives.
+    #[test]
+    fn indices_near_2_32_and_2_40_round_trip() {
+        let idx = SidedIndex::new(Mirror::half_turn(48), HalfOrder::south_moves(48));
+        let seeds = 14;
+        let size = idx.tier_size(seeds).unwrap();
+        assert!(size > 1 << 44);
+        for start in [
+            0,
+            (1 << 32) - 3,
+            (1 << 40) - 3,
+            (1 << 41) + 12345,
+            size / 2,
+            size - 6,
+        ] {
+            let mut pos = (vec![0u8; 48], Side::A);
+            let mut seen = 0;
+            idx.visit(
+                seeds,
+                start..start + 6,
+                &mut pos,
+                |p| (&mut p.0[..], &mut p.1),
+                |i, (board, _)| {
+                    let at: Pos = idx.position(seeds, i);
+                    assert_eq!(&at.0[..48], &board[..], "index {i}");
+                    assert_eq!(idx.index_of(board, Side::A), (seeds, i));
+                    seen += 1;
+                },
+            );
+            assert_eq!(seen, 6);
         }
     }
 }

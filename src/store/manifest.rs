@@ -21,8 +21,9 @@ use crate::error::{Error, Result};
 
 pub const FILE: &str = "manifest.json";
 /// Version of the run-directory layout (3: the manifest carries its own checksum; 4: tables
-/// hold one side to move, the other being answered by the mirror).
-pub const FORMAT: u32 = 4;
+/// hold one side to move, the other being answered by the mirror; 5: a tier's positions are
+/// ordered by the halves of the board, `game::sided::SidedIndex`).
+pub const FORMAT: u32 = 5;
 
 /// What the store needs of a checkpoint: to be stored, and the folder of its work files.
 pub trait Checkpoint: Clone + Serialize + DeserializeOwned {
@@ -213,8 +214,9 @@ fn other_format(dir: &Path, format: u32) -> String {
     if format < FORMAT {
         format!(
             "{}: written by an older version of bawo (database format {format}; this program \
-             reads format {FORMAT}, which stores one side to move); solve it again, into a new \
-             directory or over this one with --force",
+             reads format {FORMAT}, which stores one side to move and orders each tier by the \
+             halves of the board); solve it again, into a new directory or over this one with \
+             --force",
             dir.display()
         )
     } else {

@@ -39,7 +39,7 @@ use self::legal::Outcome;
 use self::notation::MoveName;
 use self::sow::Field;
 use super::input::parse_counts;
-use super::sided::{Mirror, SidedIndex, SidedPosition};
+use super::sided::{HalfOrder, Mirror, SidedIndex, SidedPosition};
 use super::{
     find_labelled, Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side,
     Successor, Tier,
@@ -137,7 +137,7 @@ impl Bao {
     pub fn new(rules: BaoRules) -> Self {
         Bao {
             rules,
-            index: SidedIndex::new(Mirror::half_turn(PITS)),
+            index: SidedIndex::new(Mirror::half_turn(PITS), HalfOrder::south_moves(PITS)),
         }
     }
 
