@@ -136,6 +136,13 @@ impl Ranker {
     /// it out: how a mirrored board is ranked on the solver's hot path.
     #[inline]
     pub fn rank_in_order(&self, counts: &[u8], order: &[u8]) -> u64 {
+        self.rank_and_total_in_order(counts, order).0
+    }
+
+    /// [`Ranker::rank_in_order`] and the total of the counts it ranks, in one pass: what
+    /// ranking one half of a board needs (`game::sided`).
+    #[inline]
+    pub fn rank_and_total_in_order(&self, counts: &[u8], order: &[u8]) -> (u64, u32) {
         debug_assert_eq!(order.len(), self.pits);
         let width = self.max_seeds as usize + 1;
         let mut s = 0usize;
@@ -145,7 +152,10 @@ impl Ranker {
             debug_assert!(s < width, "total exceeds the ranker's maximum");
             r = r.wrapping_add(self.table[i * width + s]);
         }
-        r
+        (
+            r,
+            (s + counts[order[self.pits - 1] as usize] as usize) as u32,
+        )
     }
 
     /// Writes the composition of `seeds` seeds with index `index` into `out`.
@@ -264,6 +274,11 @@ mod tests {
         loop {
             let reordered: Vec<u8> = order.iter().map(|&p| c[p as usize]).collect();
             assert_eq!(r.rank_in_order(&c, &order), r.rank(&reordered));
+            let total = c.iter().map(|&x| x as u32).sum::<u32>();
+            assert_eq!(
+                r.rank_and_total_in_order(&c, &order),
+                (r.rank(&reordered), total)
+            );
             if !r.next(&mut c) {
                 break;
             }

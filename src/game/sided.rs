@@ -246,12 +246,12 @@ impl SidedIndex {
             Side::B => &self.mirrored,
         };
         let (mover, opponent) = order.split_at(self.h());
-        let sa: u32 = mover.iter().map(|&p| board[p as usize] as u32).sum();
-        let so: u32 = opponent.iter().map(|&p| board[p as usize] as u32).sum();
+        let (rm, sa) = self.half.rank_and_total_in_order(board, mover);
+        let (ro, so) = self.half.rank_and_total_in_order(board, opponent);
         let seeds = sa + so;
         let index = self.offsets[seeds as usize * OFFSET_ROW + sa as usize]
-            + self.half.rank_in_order(board, mover) * self.half_counts[so as usize]
-            + self.half.rank_in_order(board, opponent);
+            + rm * self.half_counts[so as usize]
+            + ro;
         (seeds, index)
     }
 
