@@ -13,7 +13,8 @@
 //! | [`Ranker::next`]   | `O(1)` amortised          |
 //!
 //! [`Ranker::next`] walks the compositions in rank order (pit 0 varies fastest), which is
-//! what the solver's successor pass uses to visit a range of indices without unranking each.
+//! what the walk of a tier uses on each half of the board (`game::sided`) to visit a range of
+//! indices without unranking each.
 
 use thiserror::Error;
 
@@ -208,17 +209,7 @@ impl Ranker {
     /// `counts` unchanged) at the last one.
     #[inline]
     pub fn next(&self, counts: &mut [u8]) -> bool {
-        let mut below: u32 = 0;
-        for i in 0..self.pits - 1 {
-            below += counts[i] as u32;
-            if counts[i + 1] > 0 {
-                counts[..i].fill(0);
-                counts[i] = (below + 1) as u8;
-                counts[i + 1] -= 1;
-                return true;
-            }
-        }
-        false
+        self.step(counts) > 0
     }
 }
 

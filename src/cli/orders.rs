@@ -17,7 +17,8 @@ use super::composition::CompositionOrder;
 ///   mover's first; each half's pits listed from most significant to least, pits as the
 ///   game's `--board` numbers them, the mover's half first (for Bawo `0..2n`);
 /// - `lex:DIGITS`: lexicographic by digits from most significant, each `s` (the seeds on
-///   the first half of the board) or a pit's count, `-J` for pit `J` descending.
+///   the first half of the board) or a pit's count `J` or a sum of pits' `J+K+...`, with `-`
+///   first for descending.
 pub fn storage_order<G: Game>(g: &G, tier: u32, n: usize, order: &str) -> Result<Option<Vec<u32>>> {
     if order == "tier" {
         return Ok(None);
@@ -55,14 +56,17 @@ pub fn storage_order<G: Game>(g: &G, tier: u32, n: usize, order: &str) -> Result
             ));
         });
     } else if let Some(spec) = order.strip_prefix("lex:") {
-        let digits: Vec<(Option<usize>, bool)> = spec
+        // Each digit: `s`, or pits joined by `+` (their seeds summed), `-` first for descending.
+        let digits: Vec<(Option<Vec<usize>>, bool)> = spec
             .split(',')
             .map(|d| match d {
                 "s" => Ok((None, false)),
                 _ => {
                     let (neg, d) = d.strip_prefix('-').map_or((false, d), |d| (true, d));
-                    d.parse()
-                        .map(|p| (Some(p), neg))
+                    d.split('+')
+                        .map(|p| p.parse::<usize>())
+                        .collect::<std::result::Result<Vec<_>, _>>()
+                        .map(|ps| (Some(ps), neg))
                         .map_err(|_| usage("bad digit in --order lex:"))
                 }
             })
@@ -70,9 +74,12 @@ pub fn storage_order<G: Game>(g: &G, tier: u32, n: usize, order: &str) -> Result
         g.visit(tier, 0..n as u64, |i, pos| {
             let pits = g.board_counts(pos);
             let sa: u32 = pits[..pits.len() / 2].iter().sum();
-            let key = digits.iter().fold(0u128, |k, &(d, neg)| {
-                let v = d.map_or(sa, |p| pits[p]) as u128;
-                k << 6 | if neg { 63 - v } else { v }
+            let key = digits.iter().fold(0u128, |k, (d, neg)| {
+                let v = d
+                    .as_ref()
+                    .map_or(sa, |ps| ps.iter().map(|&p| pits[p]).sum())
+                    as u128;
+                k << 6 | if *neg { 63 - v } else { v }
             });
             keys.push((key, i as u32));
         });
