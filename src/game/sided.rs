@@ -169,7 +169,7 @@ impl SidedIndex {
             for sa in 0..=k + 1 {
                 offsets[k * OFFSET_ROW + sa] = sum.min(u64::MAX as u128) as u64;
                 if sa <= k {
-                    sum += half_counts[sa] as u128 * half_counts[k - sa] as u128;
+                    sum = sum.saturating_add(half_counts[sa] as u128 * half_counts[k - sa] as u128);
                 }
             }
         }
