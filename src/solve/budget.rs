@@ -101,6 +101,13 @@ fn per_position(edges: f64, source: f64) -> f64 {
     (4.0 + (8.0 + source) * e).max(attractor_per_position(edges, source))
 }
 
+/// Bytes per position of the predecessor phase while the range before is still being
+/// written ([`super::predwrite`]): [`per_position`]'s building plus that range's lists.
+fn writing_per_position(edges: f64, source: f64) -> f64 {
+    let e = edges.max(0.25);
+    8.0 + (8.0 + 2.0 * source) * e
+}
+
 /// Bytes per position of a range the attractor works on (see [`per_position`]).
 fn attractor_per_position(edges: f64, source: f64) -> f64 {
     16.0 + (4.0 + source) * edges.max(0.25)
@@ -173,6 +180,10 @@ pub struct TierPlan {
     /// buffers ([`compression_bytes`]) fit beside this tier's busiest phase. Where they do
     /// not, the tier below is compressed before this one starts, as the last tier always is.
     pub compress_beside: bool,
+    /// Out of core, a range's predecessor lists are written while the next range's are built
+    /// ([`super::predwrite`]): both ranges' lists, the grouped edges and the worker
+    /// compressing the tier below fit the budget ([`writing_per_position`]).
+    pub write_beside: bool,
     /// Bytes of cells the attractor may hold in memory from level to level
     /// ([`super::held`]): out of core, what the budget leaves beside the fixed overhead, the
     /// lower tiers' share, the level messages, the range being worked on and the worker
@@ -285,6 +296,11 @@ impl MemoryPlan {
             let busiest = fixed as f64 + per * (1u64 << bits.min(need_bits)) as f64;
             let beside = compression_bytes(1);
             let compress_beside = !planned.is_empty() && busiest + beside as f64 <= budget as f64;
+            let writing = fixed as f64
+                + writing_per_position(t.edges_per_position, if t.wide { 8.0 } else { 4.0 })
+                    * (1u64 << bits.min(need_bits)) as f64
+                + if compress_beside { beside as f64 } else { 0.0 };
+            let write_beside = ranges > 1 && writing <= budget as f64;
             // The range worked on beside the held cells: its cells once (a checkpointed slot
             // is copied by the kernel, not through memory), the rest as the plan counts it; and
             // the worker compressing the tier below, which may still run during the attractor.
@@ -308,6 +324,7 @@ impl MemoryPlan {
                     FIXED_OVERHEAD + held + if compress_beside { beside } else { 0 },
                 ),
                 compress_beside,
+                write_beside,
                 attractor_cells,
             });
             lower += 2 * t.states;
@@ -522,6 +539,37 @@ mod tests {
         assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
         assert_eq!(p.tiers[0].attractor_cells, 0);
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
+    }
+
+    #[test]
+    fn predecessor_files_are_written_beside_the_next_build_only_where_both_fit() {
+        // One range: its lists stay in memory, nothing to write beside.
+        let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
+        assert!(!p.tiers[0].write_beside);
+        // A tier in ranges of 2^20 under budgets rising a MiB at a time: written beside
+        // exactly where the fixed shares, both ranges' lists, the grouped edges and the
+        // compressing worker fit, and both outcomes occur.
+        let tiers = [shape(0, 1000), shape(1, 3_000_000)];
+        let mut seen = [false; 2];
+        for mib in 160..400u64 {
+            let budget = mib << 20;
+            let Ok(p) = MemoryPlan::new(budget, Some(20), 2, &tiers) else {
+                continue;
+            };
+            let t = &p.tiers[1];
+            assert_eq!(t.ranges, 3);
+            let reserve = lower_reserve(budget, 2000, 2000);
+            let need = (FIXED_OVERHEAD + reserve + p.messages) as f64
+                + (8.0 + 16.0 * 1.5) * (1u64 << 20) as f64
+                + if t.compress_beside {
+                    compression_bytes(1) as f64
+                } else {
+                    0.0
+                };
+            assert_eq!(t.write_beside, need <= budget as f64, "{mib} MiB: {t:?}");
+            seen[t.write_beside as usize] = true;
+        }
+        assert_eq!(seen, [true, true]);
     }
 
     #[test]

@@ -349,12 +349,13 @@ impl<S: Source> PredRange<S> {
         hasher.finish()
     }
 
-    /// Writes the range to `path` by rename (unsynced: the checkpoint that first refers to it
-    /// syncs it), in the layout of [`super::predfile`]; returns the checksum of its bytes.
-    pub fn write(&self, path: &Path) -> Result<Checksum> {
+    /// Writes the range to `path` by rename, in the layout of [`super::predfile`], synced
+    /// when `sync` is set (else the checkpoint that first refers to it syncs it); returns the
+    /// checksum of its bytes.
+    pub fn write(&self, path: &Path, sync: bool) -> Result<Checksum> {
         let head = head(&self.offsets, std::mem::size_of::<S>());
         let sources = S::bytes(&self.sources);
-        crate::store::write_renamed(path, false, |w: &mut dyn Write| {
+        crate::store::write_renamed(path, sync, |w: &mut dyn Write| {
             w.write_all(&head)?;
             w.write_all(sources)
         })?;
@@ -439,10 +440,10 @@ impl Preds {
         }
     }
 
-    pub fn write(&self, path: &Path) -> Result<Checksum> {
+    pub fn write(&self, path: &Path, sync: bool) -> Result<Checksum> {
         match self {
-            Preds::Narrow(p) => p.write(path),
-            Preds::Wide(p) => p.write(path),
+            Preds::Narrow(p) => p.write(path, sync),
+            Preds::Wide(p) => p.write(path, sync),
         }
     }
 }
@@ -555,7 +556,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("preds");
         let r = PredRange::<u32>::build(3, &[n().pack(1, 7), n().pack(1, 8)], n()).unwrap();
-        r.write(&p).unwrap();
+        r.write(&p, false).unwrap();
         let bytes = std::fs::read(&p).unwrap();
         // The narrow layout: kind and count, one block (two block offsets, three in-block
         // offsets, padded to 4 bytes), then the sources.
@@ -594,7 +595,7 @@ mod tests {
             }
             let dir = tempfile::tempdir().unwrap();
             let p = dir.path().join("preds");
-            let sum = r.write(&p).unwrap();
+            let sum = r.write(&p, true).unwrap();
             let bytes = std::fs::read(&p).unwrap();
             assert_eq!(
                 bytes.len(),

@@ -58,6 +58,7 @@ pub mod owned;
 pub mod pass;
 pub mod pass_tables;
 pub mod predfile;
+pub mod predwrite;
 pub mod reach;
 pub mod request;
 pub mod restore;

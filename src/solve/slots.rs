@@ -52,7 +52,7 @@ impl<G: Game> Job<'_, G> {
             let path = self.path(WorkFile::Preds(r));
             if let Some((p, written)) = &mut self.preds_mem[r] {
                 if !*written {
-                    let sum = p.write(&path)?;
+                    let sum = p.write(&path, false)?;
                     if let Some(s) = self.st.preds.get_mut(r) {
                         *s = sum;
                     }

@@ -36,6 +36,7 @@ use super::held::{cells_view, HeldCells};
 use super::messages::Messages;
 use super::pass::pass_block;
 use super::pass_tables::PassTables;
+use super::predwrite::PredWriter;
 use super::tables::Tables;
 use super::work::{LogName, Slot, WorkFile};
 use crate::clock::{Spent, Stopwatch};
@@ -118,7 +119,11 @@ pub fn solve_tier<G: Game>(
     }
     if job.st.phase == Phase::Predecessors {
         let t = Stopwatch::start();
-        job.predecessors(ckpt, progress)?;
+        // The plan's overlap holds for the ranges it planned (a resumed tier keeps its own).
+        let beside = opts.plan.tier(tier).is_some_and(|p| {
+            p.write_beside && p.range_bits == job.st.range_bits && p.wide == job.st.wide
+        });
+        job.predecessors(beside, ckpt, progress)?;
         (job.timings.predecessors, job.timings.cpu[1]) = split(t.spent());
     }
     let t = Stopwatch::start();
@@ -416,8 +421,11 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(())
     }
 
+    /// Builds every range's predecessor lists; out of core with `write_beside`, each range's
+    /// file is written while the next range is built ([`super::predwrite`]).
     fn predecessors(
         &mut self,
+        write_beside: bool,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
     ) -> Result<()> {
@@ -430,6 +438,7 @@ impl<'g, G: Game> Job<'g, G> {
         // ([`super::space::tier_disk`] counts it).
         let all_edges: u64 = self.edge_logs.iter().map(AppendLog::len).sum();
         let mut built_edges = 0u64;
+        let mut writer = PredWriter::default();
         while (self.st.next as usize) < self.ranges {
             let r = self.st.next as usize;
             let log = &self.edge_logs[r];
@@ -467,8 +476,13 @@ impl<'g, G: Game> Job<'g, G> {
                 // finish without one): hashing the lists costs a tenth of building them.
                 self.preds_mem[r] = Some((preds, false));
                 Checksum(0)
+            } else if write_beside {
+                // Its checksum is filled in when the writer is done, before any checkpoint.
+                let done = writer.start(r, preds, self.path(WorkFile::Preds(r)))?;
+                self.written_preds(done);
+                Checksum(0)
             } else {
-                let sum = preds.write(&self.path(WorkFile::Preds(r)))?;
+                let sum = preds.write(&self.path(WorkFile::Preds(r)), false)?;
                 self.unsynced_preds.push(r);
                 sum
             };
@@ -480,6 +494,8 @@ impl<'g, G: Game> Job<'g, G> {
             built_edges += log_bytes;
             let last = self.st.next as usize == self.ranges;
             if (!self.resident && (last || built_edges >= all_edges.div_ceil(8))) || ckpt.due() {
+                let done = writer.finish()?;
+                self.written_preds(done);
                 self.checkpoint(ckpt)?;
                 built_edges = 0;
             }
@@ -490,6 +506,13 @@ impl<'g, G: Game> Job<'g, G> {
         // or with the work directory.
         self.edge_logs.clear();
         Ok(())
+    }
+
+    /// Records the checksum of a range whose file the writer finished (written and synced).
+    fn written_preds(&mut self, done: Option<(usize, Checksum)>) {
+        if let Some((r, sum)) = done {
+            self.st.preds[r] = sum;
+        }
     }
 
     /// Calls `f` with the positions of range `r` due at `level` (offsets in the range), decoded
