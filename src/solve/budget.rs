@@ -113,6 +113,17 @@ fn attractor_per_position(edges: f64, source: f64) -> f64 {
     16.0 + (4.0 + source) * edges.max(0.25)
 }
 
+/// Bytes per position the attractor holds of the range it works on beside the held cells
+/// of the others: its cells once (a checkpointed slot is copied by the kernel, not through
+/// memory), the rest as [`attractor_per_position`] counts it, and the next range's due
+/// positions, decoded on a thread of their own meanwhile ([`super::tier`]), 4 bytes each at
+/// most.
+fn attractor_working(edges: f64, source: f64) -> f64 {
+    const SECOND_CELL_COPY: f64 = 4.0;
+    const NEXT_DUE: f64 = 4.0;
+    attractor_per_position(edges, source) - SECOND_CELL_COPY + NEXT_DUE
+}
+
 /// The largest range a tier's indices allow: messages' 30-bit offsets, `u32` predecessor
 /// offsets (at most [`MAX_RANGE_EDGES`] edges), and in a wide tier the bits its sources leave
 /// in a packed edge.
@@ -144,7 +155,7 @@ const MIN_ATTRACTOR_BITS: u32 = 20;
 /// window is more than an [`ATTRACTOR_WINDOW_SHARE`]th of `room`.
 fn attractor_bits(t: &TierShape, bits: u32, room: u64) -> u32 {
     let source = if t.wide { 8.0 } else { 4.0 };
-    let working = attractor_per_position(t.edges_per_position, source) - 4.0;
+    let working = attractor_working(t.edges_per_position, source);
     let cells = 4 * t.states;
     let mut b = bits;
     while b > MIN_ATTRACTOR_BITS && t.states > 1u64 << b {
@@ -301,12 +312,10 @@ impl MemoryPlan {
                     * (1u64 << bits.min(need_bits)) as f64
                 + if compress_beside { beside as f64 } else { 0.0 };
             let write_beside = ranges > 1 && writing <= budget as f64;
-            // The range worked on beside the held cells: its cells once (a checkpointed slot
-            // is copied by the kernel, not through memory), the rest as the plan counts it; and
-            // the worker compressing the tier below, which may still run during the attractor.
+            // The range worked on beside the held cells ([`attractor_working`]), and the
+            // worker compressing the tier below, which may still run during the attractor.
             let source = if t.wide { 8.0 } else { 4.0 };
-            let working = (attractor_per_position(t.edges_per_position, source) - 4.0)
-                * (1u64 << bits) as f64;
+            let working = attractor_working(t.edges_per_position, source) * (1u64 << bits) as f64;
             let attractor_cells = if ranges == 1 {
                 0
             } else {
@@ -523,7 +532,7 @@ mod tests {
         );
         // The attractor holds cells in what its range, the shares and that worker leave (the
         // run keeps its lower tier of 256 MiB, and its anchored bits, in memory).
-        let working = (12.0 + 8.0 * 1.5) * (1u64 << t.range_bits) as f64;
+        let working = (16.0 + 8.0 * 1.5) * (1u64 << t.range_bits) as f64;
         let shares = FIXED_OVERHEAD + (256 << 20) + (16 << 20) + p.messages;
         assert_eq!(
             t.attractor_cells,
@@ -630,7 +639,7 @@ mod tests {
         assert_eq!((t.range_bits, t.ranges), (24, 62));
         let cells = 4 * t.states;
         assert!(t.attractor_cells as f64 > 0.7 * cells as f64, "{t:?}");
-        let window = (attractor_per_position(0.78, 4.0) - 4.0) * (1u64 << 24) as f64;
+        let window = attractor_working(0.78, 4.0) * (1u64 << 24) as f64;
         assert!(window <= t.attractor_cells as f64 / 7.0);
         // Not below what the budget itself plans, nor below 2^20 for the attractor's sake.
         let p = MemoryPlan::new(256 << 20, None, 2, &tiers[..1]).unwrap();

@@ -47,6 +47,7 @@ pub mod disk;
 pub mod duelog;
 pub mod edgecodec;
 pub mod edgelog;
+mod emit_level;
 pub mod estimate;
 pub mod finish;
 pub mod flags;

@@ -25,15 +25,14 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::attractor::{apply_batches, concat, emit_batches};
+use super::attractor::apply_batches;
 use super::blocksink::{BlockSink, Logged};
 use super::budget::{MemoryPlan, TierPlan};
 use super::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use super::counts::{TierCounts, TierTimings};
 use super::edgelog;
-use super::graph::{view_preds_file, EdgeCodec, Preds, PredsView};
+use super::graph::{EdgeCodec, Preds};
 use super::held::{cells_view, HeldCells};
-use super::messages::Messages;
 use super::pass::pass_block;
 use super::pass_tables::PassTables;
 use super::predwrite::PredWriter;
@@ -43,7 +42,6 @@ use crate::clock::{Spent, Stopwatch};
 use crate::error::{Error, Result};
 use crate::game::{Game, Tier};
 use crate::store::append::AppendLog;
-use crate::store::bytes::map_ro;
 use crate::store::table;
 use crate::store::Checksum;
 use memmap2::MmapMut;
@@ -316,7 +314,7 @@ impl<'g, G: Game> Job<'g, G> {
         // come out of the share for lower tiers, and a share too small for them logs each
         // block before the next is passed.
         let second_block = 12 * block;
-        let pipelined = self.resident && share >= 4 * second_block;
+        let pipelined = share >= 4 * second_block;
         let share = if pipelined {
             share - second_block
         } else {
@@ -515,18 +513,6 @@ impl<'g, G: Game> Job<'g, G> {
         }
     }
 
-    /// Calls `f` with the positions of range `r` due at `level` (offsets in the range), decoded
-    /// from their log ([`super::duelog`]).
-    fn with_due<R>(&self, level: u32, r: usize, f: impl FnOnce(&[u32]) -> R) -> Result<R> {
-        let Some(log) = self.due.get(&(level, r)) else {
-            return Ok(f(&[]));
-        };
-        // Decoded whole (4 bytes a position, as the memory plan counts the range's due
-        // positions); the log's pages are let go before `f` runs.
-        let due = log.with_bytes(|bytes| super::duelog::decode(bytes, log.path()))??;
-        Ok(f(&due))
-    }
-
     fn levels_left(&self, from: u32) -> bool {
         self.due.range((from, 0)..).any(|(_, log)| !log.is_empty())
     }
@@ -542,7 +528,6 @@ impl<'g, G: Game> Job<'g, G> {
         let mut level = self.st.next as u32;
         progress.phase("attractor", 0, 0);
         let mut decided: u64 = 0;
-        let bits = self.st.range_bits;
         // A tier of one range keeps its cells mapped from level to level: mapping them again
         // at every level would fault every page in again. Out of core a range is mapped only
         // while it is worked on.
@@ -556,54 +541,9 @@ impl<'g, G: Game> Job<'g, G> {
         self.timings.held_ranges = held.count() as u64;
         while self.levels_left(level) {
             // Step 1: messages from the positions due at this level, range by range.
-            let mut msgs = Messages::new(self.ranges, self.message_budget, &self.st.work);
-            let mut direct: Vec<Vec<u32>> = Vec::new();
-            for r in 0..self.ranges {
-                let cells_path = self.cells_path(r);
-                let preds_path = self.path(WorkFile::Preds(r));
-                let out =
-                    self.with_due(level, r, |due| -> Result<Option<Vec<Vec<Vec<u32>>>>> {
-                        if due.is_empty() {
-                            return Ok(None);
-                        }
-                        decided += due.len() as u64;
-                        let cells = cells_view(&mut held, &mut kept, r, &cells_path)?;
-                        let preds_map;
-                        let preds = match &self.preds_mem[r] {
-                            Some((p, _)) => p.view(),
-                            None => {
-                                preds_map = map_ro(&preds_path)?.ok_or_else(|| {
-                                    Error::corrupt(&preds_path, "empty predecessor file")
-                                })?;
-                                view_preds_file(
-                                    &preds_path,
-                                    &preds_map,
-                                    self.range_len(r),
-                                    self.codec(),
-                                )?
-                            }
-                        };
-                        let ranges = self.ranges;
-                        Ok(Some(match &preds {
-                            PredsView::Narrow(p) => {
-                                emit_batches(cells, due, p, level, bits, r, ranges)
-                            }
-                            PredsView::Wide(p) => {
-                                emit_batches(cells, due, p, level, bits, r, ranges)
-                            }
-                        }))
-                    })??;
-                for (t, batches) in out.into_iter().flatten().enumerate() {
-                    // A tier of one range applies its messages as emitted, in the workers'
-                    // batches, where they fit the budget they would have been held under.
-                    let bytes: usize = batches.iter().map(|b| 4 * b.len()).sum();
-                    if self.ranges == 1 && bytes as u64 <= self.message_budget {
-                        direct = batches;
-                    } else {
-                        msgs.add(t, concat(batches))?;
-                    }
-                }
-            }
+            let emitted = self.emit_level(level, &mut held, &mut kept)?;
+            let (mut msgs, direct) = (emitted.msgs, emitted.direct);
+            decided += emitted.decided;
             if !self.resident {
                 kept = None;
             }
@@ -614,7 +554,7 @@ impl<'g, G: Game> Job<'g, G> {
                 let batches: Vec<&[u32]> = if m.is_empty() {
                     direct.iter().map(Vec::as_slice).collect()
                 } else {
-                    vec![&m]
+                    m.iter().map(Vec::as_slice).collect()
                 };
                 if batches.is_empty() {
                     continue;
