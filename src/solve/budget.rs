@@ -115,13 +115,12 @@ fn attractor_per_position(edges: f64, source: f64) -> f64 {
 
 /// Bytes per position the attractor holds of the range it works on beside the held cells
 /// of the others: its cells once (a checkpointed slot is copied by the kernel, not through
-/// memory), the rest as [`attractor_per_position`] counts it, and the next range's due
-/// positions, decoded on a thread of their own meanwhile ([`super::tier`]), 4 bytes each at
-/// most.
+/// memory) and the rest as [`attractor_per_position`] counts it. (The next range's due
+/// positions, decoded meanwhile, take only what the held cells leave of their share:
+/// [`super::emit_level`].)
 fn attractor_working(edges: f64, source: f64) -> f64 {
     const SECOND_CELL_COPY: f64 = 4.0;
-    const NEXT_DUE: f64 = 4.0;
-    attractor_per_position(edges, source) - SECOND_CELL_COPY + NEXT_DUE
+    attractor_per_position(edges, source) - SECOND_CELL_COPY
 }
 
 /// The largest range a tier's indices allow: messages' 30-bit offsets, `u32` predecessor
@@ -532,7 +531,7 @@ mod tests {
         );
         // The attractor holds cells in what its range, the shares and that worker leave (the
         // run keeps its lower tier of 256 MiB, and its anchored bits, in memory).
-        let working = (16.0 + 8.0 * 1.5) * (1u64 << t.range_bits) as f64;
+        let working = (12.0 + 8.0 * 1.5) * (1u64 << t.range_bits) as f64;
         let shares = FIXED_OVERHEAD + (256 << 20) + (16 << 20) + p.messages;
         assert_eq!(
             t.attractor_cells,

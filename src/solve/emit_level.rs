@@ -4,9 +4,13 @@
 //! Out of core a range's due positions are decoded from their log ([`super::duelog`]) on a
 //! thread of their own while the range before emits its messages: decoding took a fifth of
 //! an out-of-core level with the workers idle (n = 4, 14 seeds, `--mem 256M`). The decoder
-//! hands each range over and waits for it to be taken before decoding the next, so at most
-//! two ranges' due positions are held, which the memory plan counts
-//! (`budget::attractor_working`).
+//! hands each range over and waits for it to be taken before decoding the next, so beside the
+//! range being worked on (which the memory plan counts) it holds one more. It decodes ahead
+//! only where that range's positions, at 4 bytes each and at most one per byte of its log,
+//! fit what the held cells left of their share ([`HeldCells::spare`]); otherwise the range is
+//! decoded when its turn comes. (Counting the prefetch in the plan instead cost Kigogo's
+//! 8-seed tier one held range of 146, whose cells the kernel wrote back at most levels:
+//! 7.4 GB.)
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -67,26 +71,33 @@ impl<G: Game> Job<'_, G> {
             decided: 0,
         };
         let due_ranges = self.due_ranges(level);
+        let spare = held.spare();
         std::thread::scope(|scope| -> Result<()> {
-            let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Vec<u32>>>(0);
-            let prefetch = due_ranges.len() > 1;
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Option<Result<Vec<u32>>>>(0);
+            let prefetch = due_ranges.len() > 1 && spare > 0;
             if prefetch {
                 let (logs, order) = (&self.due, &due_ranges);
                 scope.spawn(move || {
                     for &r in order {
-                        if tx.send(decode_due(logs, level, r)).is_err() {
+                        let bound = 4 * logs.get(&(level, r)).map_or(0, AppendLog::len);
+                        let ahead = (bound <= spare).then(|| decode_due(logs, level, r));
+                        if tx.send(ahead).is_err() {
                             break; // the level stopped on an error
                         }
                     }
                 });
             }
             for &r in &due_ranges {
-                let due = if prefetch {
+                let ahead = if prefetch {
                     rx.recv().map_err(|_| {
                         Error::Internal("the due-position decoder stopped".to_string())
-                    })??
+                    })?
                 } else {
-                    decode_due(&self.due, level, r)?
+                    None
+                };
+                let due = match ahead {
+                    Some(due) => due?,
+                    None => decode_due(&self.due, level, r)?,
                 };
                 out.decided += due.len() as u64;
                 let cells = cells_view(held, kept, r, &self.cells_path(r))?;

@@ -24,6 +24,8 @@ use memmap2::MmapMut;
 #[derive(Default)]
 pub struct HeldCells {
     ranges: Vec<Option<Vec<u32>>>,
+    /// What the bytes given to [`HeldCells::load`] left beside the held cells.
+    spare: u64,
 }
 
 impl HeldCells {
@@ -48,7 +50,17 @@ impl HeldCells {
                 .map_err(|e| Error::io(&path, e))?;
             held.push(Some(cells));
         }
-        Ok(HeldCells { ranges: held })
+        Ok(HeldCells {
+            ranges: held,
+            spare: left,
+        })
+    }
+
+    /// Bytes of the share for held cells that they left unused (less than one range's cells,
+    /// unless every range is held): room the attractor may use for a while
+    /// ([`super::emit_level`]).
+    pub fn spare(&self) -> u64 {
+        self.spare
     }
 
     /// Whether range `r`'s cells are held.
