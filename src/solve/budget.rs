@@ -97,15 +97,24 @@ const RESIDENT_SHARE: u64 = 4;
 /// (4 bytes each) and the messages they emit before they go to the level's batches (4 bytes
 /// per edge). The larger of the two.
 fn per_position(edges: f64, source: f64) -> f64 {
-    let e = edges.max(0.25);
-    (4.0 + (8.0 + source) * e).max(attractor_per_position(edges, source))
+    building_per_position(edges, source).max(attractor_per_position(edges, source))
+}
+
+/// Bytes per position of building a range's predecessor lists: the grouped edges (8 bytes
+/// each) and the result ([`lists_per_position`]).
+fn building_per_position(edges: f64, source: f64) -> f64 {
+    8.0 * edges.max(0.25) + lists_per_position(edges, source)
+}
+
+/// Bytes per position of a range's predecessor lists: an offset and `source` bytes per edge.
+fn lists_per_position(edges: f64, source: f64) -> f64 {
+    4.0 + source * edges.max(0.25)
 }
 
 /// Bytes per position of the predecessor phase while the range before is still being
-/// written ([`super::predwrite`]): [`per_position`]'s building plus that range's lists.
+/// written ([`super::predwrite`]): building plus that range's lists.
 fn writing_per_position(edges: f64, source: f64) -> f64 {
-    let e = edges.max(0.25);
-    8.0 + (8.0 + 2.0 * source) * e
+    building_per_position(edges, source) + lists_per_position(edges, source)
 }
 
 /// Bytes per position of a range the attractor works on (see [`per_position`]).
@@ -259,7 +268,8 @@ impl MemoryPlan {
         for t in tiers {
             let reserve = lower_reserve(budget, lower, all_lower);
             let fixed = FIXED_OVERHEAD + reserve + messages;
-            let per = per_position(t.edges_per_position, if t.wide { 8.0 } else { 4.0 });
+            let source = if t.wide { 8.0 } else { 4.0 };
+            let per = per_position(t.edges_per_position, source);
             let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
             let max_bits = index_range_bits(t);
             // The range the budget must hold: the override's, or the smallest worth planning.
@@ -307,13 +317,12 @@ impl MemoryPlan {
             let beside = compression_bytes(1);
             let compress_beside = !planned.is_empty() && busiest + beside as f64 <= budget as f64;
             let writing = fixed as f64
-                + writing_per_position(t.edges_per_position, if t.wide { 8.0 } else { 4.0 })
+                + writing_per_position(t.edges_per_position, source)
                     * (1u64 << bits.min(need_bits)) as f64
                 + if compress_beside { beside as f64 } else { 0.0 };
             let write_beside = ranges > 1 && writing <= budget as f64;
             // The range worked on beside the held cells ([`attractor_working`]), and the
             // worker compressing the tier below, which may still run during the attractor.
-            let source = if t.wide { 8.0 } else { 4.0 };
             let working = attractor_working(t.edges_per_position, source) * (1u64 << bits) as f64;
             let attractor_cells = if ranges == 1 {
                 0

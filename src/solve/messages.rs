@@ -9,9 +9,9 @@ use crate::error::{Error, Result};
 use crate::store::bytes::u32_bytes;
 
 /// Level messages per target range: in memory up to a budget, then spilled to files. Each
-/// range's messages are kept in the emitting workers' batches, as [`super::attractor::apply_batches`]
-/// takes them: joining them first copied every message twice (a fifth of an out-of-core
-/// level's time went to the copies and their fresh pages).
+/// range's messages are kept in the emitting workers' batches, as
+/// [`super::attractor::apply_batches`] takes them: joining them first copied every message
+/// twice (a fifth of an out-of-core level's time went to the copies and their fresh pages).
 pub struct Messages {
     mem: Vec<Vec<Vec<u32>>>,
     spilled: Vec<Option<PathBuf>>,
