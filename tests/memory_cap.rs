@@ -2,39 +2,8 @@
 //! process (read from the kernel's accounting of the child, `wait4`) stays within the budget
 //! it was given, and a budget below a reader's least is refused up front (exit 2).
 
-use std::path::Path;
-use std::process::Stdio;
-
 mod common;
-
-/// Runs the binary with `args`; returns its exit code, its standard output and error, and its
-/// peak resident memory in bytes.
-// The child is reaped by `wait4`, which also reports its own peak memory (`Child::wait`
-// does not).
-#[allow(clippy::zombie_processes)]
-fn run_measured(args: &[&str]) -> (i32, String, String, u64) {
-    let dir = tempfile::tempdir().unwrap();
-    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
-    let child = common::cli::clean_command(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(std::fs::File::create(&out).unwrap()))
-        .stderr(Stdio::from(std::fs::File::create(&err).unwrap()))
-        .spawn()
-        .expect("run bawo");
-    let mut status = 0;
-    // SAFETY: plain C structs and a pid this process spawned and has not waited for.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
-    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    let text = |p: &Path| std::fs::read_to_string(p).unwrap();
-    // ru_maxrss is in KiB on Linux.
-    (code, text(&out), text(&err), usage.ru_maxrss as u64 * 1024)
-}
+use common::cli::run_measured;
 
 const MIB: u64 = 1 << 20;
 

@@ -11,6 +11,7 @@
 //! | [`reach`]  | `reach`                                              |
 //! | [`query`]  | `query`, `moves`                                     |
 //! | [`check`]  | `verify`, `stats`                                    |
+//! | [`compact`] | `compact`                                           |
 //! | [`play`]   | `play`                                               |
 //! | [`export`] | `export`                                             |
 //! | [`serve`]  | `serve`                                              |
@@ -24,6 +25,7 @@ mod args;
 mod check;
 #[cfg(feature = "mpi")]
 mod cluster;
+mod compact;
 mod composition;
 mod ctxmeasure;
 mod ctxproto;
@@ -70,6 +72,9 @@ pub enum Command {
     Verify(check::VerifyArgs),
     /// WIN/LOSS/DRAW counts and depth histograms per tier, optionally as a plot.
     Stats(check::StatsArgs),
+    /// Re-encode a finished database into a new directory: smaller files (zstd 19, blocks of
+    /// 2^23 positions by default), slower cold probes.
+    Compact(compact::CompactArgs),
     /// Play against perfect play in the terminal (moves read line by line from stdin).
     Play(play::PlayArgs),
     /// Write one tier as CSV: index, pit counts, side to move, value, depth.
@@ -102,6 +107,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Moves(a) => query::run_moves(a),
         Command::Verify(a) => check::run_verify(a),
         Command::Stats(a) => check::run_stats(a),
+        Command::Compact(a) => compact::run(a),
         Command::Play(a) => play::run(a),
         Command::Export(a) => export::run(a),
         Command::Serve(a) => serve::run(a),

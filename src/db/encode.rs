@@ -370,8 +370,8 @@ pub fn write_table_tier<D: IsDontCare + ?Sized>(
 }
 
 /// Streams the file into an exclusively created temporary file next to its place, syncs it
-/// and renames it there.
-fn write_tier_released<D: IsDontCare + ?Sized>(
+/// and renames it there, calling `release` after each batch of blocks.
+pub(crate) fn write_tier_released<D: IsDontCare + ?Sized>(
     dir: &Path,
     tier: u32,
     fingerprint: u64,

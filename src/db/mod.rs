@@ -20,6 +20,7 @@
 //! | [`play`]   | a game against perfect play                                      |
 //! | [`probe`](mod@probe) | [`Probe`]: the library's probe of a position and its moves |
 //! | [`export`] | a tier as CSV                                                     |
+//! | [`compact`] | a database re-encoded into a new directory with other block and zstd settings |
 //!
 //! A database is a run directory whose manifest names the game; [`Database::open`] rebuilds
 //! the game from that descriptor, so probes never mix rules. Each tier is read from its
@@ -29,6 +30,7 @@
 pub mod block;
 pub mod build;
 pub mod cache;
+pub mod compact;
 pub mod coverage;
 pub mod ctxcode;
 pub mod ctxstatic;

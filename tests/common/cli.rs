@@ -126,3 +126,32 @@ pub fn assert_fails(out: &Output, code: i32, needle: &str, what: &str) {
 pub fn assert_usage_error(args: &[&str], needle: &str) {
     assert_fails(&bawo(args), 2, needle, &format!("args {args:?}"));
 }
+
+/// Runs the binary with `args`; returns its exit code, its standard output and error, and its
+/// peak resident memory in bytes.
+// The child is reaped by `wait4`, which also reports its own peak memory (`Child::wait`
+// does not).
+#[allow(clippy::zombie_processes)]
+pub fn run_measured(args: &[&str]) -> (i32, String, String, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, err) = (dir.path().join("out"), dir.path().join("err"));
+    let child = clean_command(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(std::fs::File::create(&out).unwrap()))
+        .stderr(Stdio::from(std::fs::File::create(&err).unwrap()))
+        .spawn()
+        .expect("run bawo");
+    let mut status = 0;
+    // SAFETY: plain C structs and a pid this process spawned and has not waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4 failed");
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    let text = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
+    // ru_maxrss is in KiB on Linux.
+    (code, text(&out), text(&err), usage.ru_maxrss as u64 * 1024)
+}
