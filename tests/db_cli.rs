@@ -154,6 +154,10 @@ fn flipped_byte_in_a_block_is_reported_as_corruption() {
         "{report}"
     );
     assert!(!text(&out.stderr).contains("panicked"));
+    // A sample finds it too.
+    let out = verify(dir.path(), &["--sample", "100"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stdout).contains(&format!("block {block} (positions")));
 }
 
 #[test]

@@ -186,6 +186,67 @@ fn verify_names_an_altered_position() {
         .any(|b| (b.tier, b.index) == (top, index)));
 }
 
+#[test]
+fn a_sample_names_only_positions_that_disagree_and_counts_every_pick() {
+    // `verify --sample` gathers its lookups (each block they touch decoded once); what it
+    // reports is checked here against probes through the block cache, one position at a time.
+    let dir = tempfile::tempdir().unwrap();
+    let game = solve_into(dir.path(), 2, 16, "", 9);
+    let m = Manifest::load(dir.path()).unwrap().unwrap();
+    let total: u64 = m.tiers.iter().map(|r| r.counts.states).sum();
+    // Every 5th position with a move in tiers 7 and 9 gets the other value.
+    for t in [7, 9] {
+        let mut entries = raw_entries(dir.path(), &m, t);
+        for i in (0..entries.len() as u64).step_by(5) {
+            if game.moves(&game.position(t, i)).is_empty() {
+                continue;
+            }
+            let old = Entry(entries[i as usize]);
+            entries[i as usize] = match old.value().unwrap() {
+                Value::Win => Entry::decided(Value::Loss, old.depth().unwrap() + 1).0,
+                _ => Entry::decided(Value::Win, 1).0,
+            };
+        }
+        repack(dir.path(), t, &entries, &EncodeOptions::default());
+    }
+    let db = Database::open(dir.path()).unwrap();
+    let k = total / 2;
+    for (threads, budget) in [(1, None), (2, Some(96u64 << 20))] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let opts = VerifyOptions {
+            sample: Some(k),
+            seed: 11,
+        };
+        let report = pool.install(|| match budget {
+            None => verify(&db, &opts).unwrap(),
+            Some(b) => verify_within(&db, &opts, &ReadBudget::new(b, threads).unwrap()).unwrap(),
+        });
+        assert_eq!(report.checked, k);
+        assert!(report.bad_blocks.is_empty(), "{report:?}");
+        assert!(report.mismatches > 0 && !report.bad_positions.is_empty());
+        for b in &report.bad_positions {
+            let pos = game.position(b.tier, b.index);
+            let mut succ = Vec::new();
+            game.successors(&pos, &mut succ);
+            let want = bawo::db::verify::expected_entry(&succ, |t, i| db.probe(t, i)).unwrap();
+            let have = db.probe(b.tier, b.index).unwrap();
+            assert_ne!(
+                have, want,
+                "tier {} index {} named but agrees",
+                b.tier, b.index
+            );
+            assert_eq!(b.stored, format!("{have:?}"));
+            assert_eq!(b.expected, format!("{want:?}"));
+        }
+        // The same seed draws the same picks: the same report.
+        let again = pool.install(|| verify(&db, &opts).unwrap());
+        assert_eq!(again.mismatches, report.mismatches);
+    }
+}
+
 /// A budget for `verify_within` that leaves `spare` bytes for the tiers it keeps packed.
 fn budget_with_spare(spare: u64) -> ReadBudget {
     let cache = 8 << 20;

@@ -14,6 +14,7 @@
 //! | [`gather`] | many lookups answered together, each block decoded once          |
 //! | [`packed`] | a whole tier's exact entries, about half a byte each, for `verify`'s lookups |
 //! | [`verify`] | forward pass recomputing every stored value, checksums            |
+//! | [`sample`] | `verify --sample`: random positions, their lookups gathered        |
 //! | [`stats`]  | counts and depth histograms per tier                              |
 //! | [`stored`] | a finished tier's file on resume: checked, or decoded and checked in one read |
 //! | [`plot`]   | the `stats --plot` picture                                        |
@@ -46,6 +47,7 @@ pub mod play;
 pub mod plot;
 pub mod prefix;
 pub mod probe;
+pub mod sample;
 pub mod stats;
 pub mod stored;
 pub mod verify;

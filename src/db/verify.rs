@@ -31,6 +31,7 @@ use super::format::BdbFile;
 use super::gather;
 use super::memory::{for_each_block, ReadBudget};
 use super::packed::{KeptTiers, PackedTier};
+use super::sample;
 use super::Database;
 use crate::error::{Error, Result};
 use crate::game::{Game, Successor, Tier};
@@ -178,7 +179,7 @@ pub fn verify_within(
     // allocated as a list of picks).
     let present: u64 = db.manifest().tiers.iter().map(|r| r.counts.states).sum();
     crate::with_game!(db.game(), g => match opts.sample {
-        Some(k) if k < present => sample_pass(db, g, k, opts.seed, &mut report)?,
+        Some(k) if k < present => sample_pass(db, g, k, opts.seed, mem, &mut report)?,
         _ => full_pass(db, g, mem, &mut report)?,
     });
     report.bad_positions.sort_by_key(|b| (b.tier, b.index));
@@ -594,62 +595,57 @@ fn check_kept<G: Game>(
     Ok(tally)
 }
 
+/// Checks `k` random stored positions, a batch at a time with every entry the batch needs
+/// gathered ([`super::sample`]); a batch that meets a damaged block is checked again one
+/// position at a time through the block cache, so every damaged block met is named and the
+/// other positions still checked.
 fn sample_pass<G: Game>(
     db: &Database,
     g: &G,
     k: u64,
     seed: u64,
+    mem: &ReadBudget,
     report: &mut VerifyReport,
 ) -> Result<()> {
-    let tiers: Vec<(Tier, u64)> = db
-        .manifest()
-        .tiers
-        .iter()
-        .map(|r| (r.tier, r.counts.states))
-        .collect();
-    let total: u64 = tiers.iter().map(|t| t.1).sum();
-    if total == 0 {
-        return Ok(());
-    }
-    let mut rng = super::play::SplitMix64::new(seed);
-    let mut picks: Vec<(Tier, u64)> = (0..k)
-        .map(|_| {
-            let mut r = rng.below(total);
-            for &(t, n) in &tiers {
-                if r < n {
-                    return (t, r);
-                }
-                r -= n;
-            }
-            unreachable!("r < total")
-        })
-        .collect();
-    // Sorted picks share blocks: each block is decoded once while its picks are checked.
-    picks.sort_unstable();
-    let results: Vec<Result<Option<BadPosition>>> = picks
-        .par_iter()
-        .map_init(Vec::new, |succ, &(tier, index)| {
-            let pos = g.position(tier, index);
-            succ.clear();
-            g.successors(&pos, succ);
-            let want = expected_entry(succ, |t, i| db.probe(t, i))?;
-            let have = db.probe(tier, index)?;
-            Ok((have != want).then(|| bad_position(g, tier, index, have, want)))
-        })
-        .collect();
-    for r in results {
-        report.checked += 1;
-        match r {
-            Ok(Some(b)) => {
-                report.mismatches += 1;
-                report.bad_positions.push(b);
-            }
-            Ok(None) => {}
-            Err(e @ Error::Corrupt { .. }) => {
-                report.bad_blocks.push(e.to_string());
-                report.bad_blocks.dedup();
-            }
+    let picks = sample::draw(db, k, seed);
+    for part in picks.chunks(sample::batch_len(mem)) {
+        let read = sample::Gathered::read(db, g, part, mem.workers);
+        let results: Vec<Result<Option<BadPosition>>> = match read {
+            Ok(batch) => part
+                .par_iter()
+                .zip(&batch.successors)
+                .map(|(&(tier, index), succ)| {
+                    let want = expected_entry(succ, |t, i| batch.entry(t, i))?;
+                    let have = batch.entry(tier, index)?;
+                    Ok((have != want).then(|| bad_position(g, tier, index, have, want)))
+                })
+                .collect(),
+            Err(Error::Corrupt { .. }) => part
+                .par_iter()
+                .map_init(Vec::new, |succ, &(tier, index)| {
+                    succ.clear();
+                    g.successors(&g.position(tier, index), succ);
+                    let want = expected_entry(succ, |t, i| db.probe(t, i))?;
+                    let have = db.probe(tier, index)?;
+                    Ok((have != want).then(|| bad_position(g, tier, index, have, want)))
+                })
+                .collect(),
             Err(e) => return Err(e),
+        };
+        for r in results {
+            report.checked += 1;
+            match r {
+                Ok(Some(b)) => {
+                    report.mismatches += 1;
+                    report.bad_positions.push(b);
+                }
+                Ok(None) => {}
+                Err(e @ Error::Corrupt { .. }) => {
+                    report.bad_blocks.push(e.to_string());
+                    report.bad_blocks.dedup();
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
     report.bad_blocks.truncate(MAX_NAMED);
