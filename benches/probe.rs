@@ -38,12 +38,7 @@ fn database() -> (Option<tempfile::TempDir>, PathBuf) {
 
 /// Random (tier, index) pairs, uniform over positions.
 fn picks(db: &Database, n: usize) -> Vec<(u32, u64)> {
-    let tiers: Vec<(u32, u64)> = db
-        .manifest()
-        .tiers
-        .iter()
-        .map(|r| (r.tier, r.counts.states))
-        .collect();
+    let tiers = db.tier_sizes();
     let total: u64 = tiers.iter().map(|t| t.1).sum();
     let mut rng = SplitMix64::new(99);
     (0..n)

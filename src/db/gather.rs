@@ -235,12 +235,7 @@ mod tests {
         let game = Bawo::new(2, 16, BawoRules::default()).unwrap();
         crate::db::solve(&game, &SolveConfig::new(9, dir.path()), &Silent).unwrap();
         let db = Database::open_with_cache(dir.path(), 0).unwrap();
-        let tiers: Vec<(Tier, u64)> = db
-            .manifest()
-            .tiers
-            .iter()
-            .map(|r| (r.tier, r.counts.states))
-            .collect();
+        let tiers = db.tier_sizes();
         // Every third position of every tier, sorted and distinct.
         let keys: Vec<(Tier, u64)> = tiers
             .iter()

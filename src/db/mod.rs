@@ -148,6 +148,15 @@ impl Database {
         })
     }
 
+    /// Every tier the database holds with its number of stored positions, in tier order.
+    pub fn tier_sizes(&self) -> Vec<(Tier, u64)> {
+        self.manifest
+            .tiers
+            .iter()
+            .map(|r| (r.tier, r.counts.states))
+            .collect()
+    }
+
     /// Opens (once) the compressed file that holds `tier`.
     pub fn source(&self, tier: Tier) -> Result<Arc<BdbFile>> {
         if let Some(t) = self.open.lock().expect("table lock").get(&tier) {

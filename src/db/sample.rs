@@ -32,12 +32,7 @@ pub fn batch_len(mem: &ReadBudget) -> usize {
 /// `k` picks drawn uniformly (with `seed`) from every stored position of `db`, sorted by tier
 /// and index (so a batch's lookups share blocks).
 pub fn draw(db: &Database, k: u64, seed: u64) -> Vec<(Tier, u64)> {
-    let tiers: Vec<(Tier, u64)> = db
-        .manifest()
-        .tiers
-        .iter()
-        .map(|r| (r.tier, r.counts.states))
-        .collect();
+    let tiers = db.tier_sizes();
     let total: u64 = tiers.iter().map(|t| t.1).sum();
     if total == 0 {
         return Vec::new();
