@@ -9,7 +9,7 @@ use clap::Args;
 use bawo::db::{self, coverage::unfinished_note, memory::ReadBudget, Database};
 use bawo::error::{Error, Result};
 use bawo::progress::human_bytes;
-use bawo::solve::budget;
+use bawo::solve::mem_arg;
 
 use super::args::{print_json, with_threads};
 use super::table;
@@ -62,10 +62,7 @@ fn read_budget(mem: Option<&str>, threads: usize) -> Result<ReadBudget> {
     let Some(m) = mem else {
         return Ok(ReadBudget::unbounded(threads));
     };
-    let b = budget::parse_size(m)?;
-    if std::env::var_os(budget::ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
-        budget::check_within_physical(b, budget::physical_memory())?;
-    }
+    let b = mem_arg::parse_budget(m)?;
     Ok(ReadBudget::new(b, threads)?)
 }
 

@@ -8,7 +8,7 @@ use bawo::cluster::memory::peak_rss;
 use bawo::cluster::{solve_root, Cluster, TierTraffic};
 use bawo::error::{Error, Result};
 use bawo::progress::human_bytes;
-use bawo::solve::budget;
+use bawo::solve::mem_arg;
 use bawo::with_game;
 
 use super::args::usage;
@@ -26,8 +26,8 @@ pub fn run(a: SolveArgs) -> Result<()> {
         let budget = a
             .mem
             .as_deref()
-            .and_then(|m| budget::parse_size(m).ok())
-            .unwrap_or_else(budget::default_budget);
+            .and_then(|m| mem_arg::parse_size(m).ok())
+            .unwrap_or_else(mem_arg::default_budget);
         if let Err(e) = cluster.serve(&tmp, budget) {
             errln!("bawo: rank {}: {e}", cluster.rank());
             cluster.abort(e.exit_code());

@@ -11,7 +11,7 @@ use bawo::db::compact::{self, Compacted};
 use bawo::db::format::EncodeOptions;
 use bawo::error::{Error, InputError, Result};
 use bawo::progress::{human_bytes, Reporter};
-use bawo::solve::budget;
+use bawo::solve::mem_arg;
 
 use super::args::{print_json, usage, with_threads};
 
@@ -69,10 +69,7 @@ fn workers_within(mem: Option<&str>, threads: usize, opts: &EncodeOptions) -> Re
     let Some(m) = mem else {
         return Ok(threads);
     };
-    let b = budget::parse_size(m)?;
-    if std::env::var_os(budget::ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
-        budget::check_within_physical(b, budget::physical_memory())?;
-    }
+    let b = mem_arg::parse_budget(m)?;
     let per = compact::worker_bytes(opts);
     let fit = b.saturating_sub(OVERHEAD) / per;
     if fit == 0 {

@@ -9,6 +9,7 @@ use bawo::error::Result;
 use bawo::progress::{human_bytes, human_rate, Reporter};
 use bawo::solve::budget;
 use bawo::solve::estimate::estimate_run;
+use bawo::solve::mem_arg;
 use bawo::solve::request::SolveRequest;
 use bawo::solve::run::{SolveConfig, SolveReport};
 use bawo::{with_game, AnyGame};
@@ -104,14 +105,8 @@ pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
         refuse_dangling_link(tmp, "--tmp")?;
     }
     let budget = match &a.mem {
-        Some(m) => {
-            let b = budget::parse_size(m)?;
-            if std::env::var_os(budget::ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
-                budget::check_within_physical(b, budget::physical_memory())?;
-            }
-            b
-        }
-        None => budget::default_budget(),
+        Some(m) => mem_arg::parse_budget(m)?,
+        None => mem_arg::default_budget(),
     };
     if let Some(b) = a.range_bits {
         if !(1..=budget::MAX_RANGE_BITS).contains(&b) {

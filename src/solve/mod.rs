@@ -12,6 +12,7 @@
 //! | [`held`]      | out of core, cells the attractor holds in memory from level to level  |
 //! | [`messages`]  | one level's messages per range, spilled to disk beyond the budget     |
 //! | [`budget`]    | the memory budget and the run's plan: ranges, messages, lower tiers   |
+//! | [`mem_arg`]   | the `--mem` argument: sizes, physical memory, the default budget      |
 //! | [`tier`]      | one tier end to end in checkpointed phases                            |
 //! | [`restore`]   | finished tiers brought back when a run resumes or is extended          |
 //! | [`slots`]     | a tier's checkpoints: logs and cell slots committed, the rest let go  |
@@ -54,6 +55,7 @@ pub mod flags;
 pub mod graph;
 pub mod held;
 pub mod huge;
+pub mod mem_arg;
 pub mod messages;
 pub mod owned;
 pub mod pass;
@@ -73,8 +75,9 @@ pub mod tables;
 pub mod tier;
 pub mod work;
 
-pub use budget::{default_budget, parse_size, MemoryError, MemoryPlan};
+pub use budget::{MemoryError, MemoryPlan};
 pub use checkpoint::{Manifest, TierRecord};
 pub use counts::TierCounts;
+pub use mem_arg::{default_budget, parse_size};
 pub use run::{solve, SolveConfig, SolveReport, Summary, TierSink};
 pub use tier::{solve_tier, TierOptions};

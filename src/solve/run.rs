@@ -72,7 +72,7 @@ impl SolveConfig {
             seeds,
             out: out.into(),
             tmp: None,
-            budget: super::budget::default_budget(),
+            budget: super::mem_arg::default_budget(),
             range_bits: None,
             checkpoint_every: Duration::from_secs(60),
             resume: false,
