@@ -124,6 +124,11 @@ pub fn usage(msg: impl Into<String>) -> Error {
 /// Most worker threads per core `--threads` accepts.
 const MAX_THREADS_PER_CORE: usize = 4;
 
+/// Worker threads `--threads` asks for, or one per core.
+pub fn threads_of(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Runs `f` on a pool of `threads` workers (all cores when `None`).
 pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T> {
     if threads == Some(0) {

@@ -11,7 +11,7 @@ use bawo::error::{Error, Result};
 use bawo::progress::human_bytes;
 use bawo::solve::mem_arg;
 
-use super::args::{print_json, with_threads};
+use super::args::{print_json, threads_of, with_threads};
 use super::table;
 
 #[derive(Args, Debug)]
@@ -64,11 +64,6 @@ fn read_budget(mem: Option<&str>, threads: usize) -> Result<ReadBudget> {
     };
     let b = mem_arg::parse_budget(m)?;
     Ok(ReadBudget::new(b, threads)?)
-}
-
-/// Worker threads `--threads` asks for, or one per core.
-fn threads_of(threads: Option<usize>) -> usize {
-    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 pub fn run_verify(a: VerifyArgs) -> Result<()> {

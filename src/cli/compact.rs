@@ -13,7 +13,7 @@ use bawo::error::{Error, InputError, Result};
 use bawo::progress::{human_bytes, Reporter};
 use bawo::solve::mem_arg;
 
-use super::args::{print_json, usage, with_threads};
+use super::args::{print_json, threads_of, usage, with_threads};
 
 #[derive(Args, Debug)]
 pub struct CompactArgs {
@@ -93,10 +93,7 @@ pub fn run(a: CompactArgs) -> Result<()> {
     if a.threads == Some(0) {
         return Err(usage("--threads must be at least 1"));
     }
-    let threads = a
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let workers = workers_within(a.mem.as_deref(), threads, &opts)?;
+    let workers = workers_within(a.mem.as_deref(), threads_of(a.threads), &opts)?;
     let total: u64 = bawo::solve::Manifest::load(&a.db)?
         .map(|m| m.tiers.iter().map(|r| r.counts.states).sum())
         .unwrap_or(0);

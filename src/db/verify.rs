@@ -607,6 +607,16 @@ fn sample_pass<G: Game>(
     mem: &ReadBudget,
     report: &mut VerifyReport,
 ) -> Result<()> {
+    // A position against its successors, every entry read through `entry`.
+    let check = |tier: Tier,
+                 index: u64,
+                 succ: &[Successor],
+                 entry: &dyn Fn(Tier, u64) -> Result<Entry>|
+     -> Result<Option<BadPosition>> {
+        let want = expected_entry(succ, entry)?;
+        let have = entry(tier, index)?;
+        Ok((have != want).then(|| bad_position(g, tier, index, have, want)))
+    };
     let picks = sample::draw(db, k, seed);
     for part in picks.chunks(sample::batch_len(mem)) {
         let read = sample::Gathered::read(db, g, part, mem.workers);
@@ -614,20 +624,14 @@ fn sample_pass<G: Game>(
             Ok(batch) => part
                 .par_iter()
                 .zip(&batch.successors)
-                .map(|(&(tier, index), succ)| {
-                    let want = expected_entry(succ, |t, i| batch.entry(t, i))?;
-                    let have = batch.entry(tier, index)?;
-                    Ok((have != want).then(|| bad_position(g, tier, index, have, want)))
-                })
+                .map(|(&(tier, index), succ)| check(tier, index, succ, &|t, i| batch.entry(t, i)))
                 .collect(),
             Err(Error::Corrupt { .. }) => part
                 .par_iter()
                 .map_init(Vec::new, |succ, &(tier, index)| {
                     succ.clear();
                     g.successors(&g.position(tier, index), succ);
-                    let want = expected_entry(succ, |t, i| db.probe(t, i))?;
-                    let have = db.probe(tier, index)?;
-                    Ok((have != want).then(|| bad_position(g, tier, index, have, want)))
+                    check(tier, index, succ, &|t, i| db.probe(t, i))
                 })
                 .collect(),
             Err(e) => return Err(e),
