@@ -201,33 +201,22 @@ fn bad_arguments_are_usage_errors() {
     let s = src.to_str().unwrap();
     let fresh = tmp.path().join("fresh");
     let f = fresh.to_str().unwrap();
-    assert_usage_error(
-        &["compact", "--db", s, "--out", f, "--block", "1000"],
-        "--block must be a power of two",
-    );
-    assert_usage_error(
-        &["compact", "--db", s, "--out", f, "--block", "2048"],
-        "--block must be a power of two",
-    );
-    assert_usage_error(
-        &["compact", "--db", s, "--out", f, "--level", "23"],
-        "--level must be a zstd level",
-    );
-    assert_usage_error(
-        &["compact", "--db", s, "--out", f, "--level", "0"],
-        "--level must be a zstd level",
-    );
-    assert_usage_error(
-        &["compact", "--db", s, "--out", f, "--mem", "64M"],
-        "cannot hold one encoding worker",
-    );
+    // Settings refused before anything is read or created.
+    for (extra, needle) in [
+        (["--block", "1000"], "--block must be a power of two"),
+        (["--block", "2048"], "--block must be a power of two"),
+        (["--level", "23"], "--level must be a zstd level"),
+        (["--level", "0"], "--level must be a zstd level"),
+        (["--mem", "64M"], "cannot hold one encoding worker"),
+        (["--threads", "0"], "--threads"),
+    ] {
+        let mut args = vec!["compact", "--db", s, "--out", f];
+        args.extend(extra);
+        assert_usage_error(&args, needle);
+    }
     assert_usage_error(
         &["compact", "--db", s, "--out", s],
         "not the database itself",
-    );
-    assert_usage_error(
-        &["compact", "--db", s, "--out", f, "--threads", "0"],
-        "--threads",
     );
     assert!(!fresh.exists(), "a refused compaction created its --out");
     // An --out that holds a database already is left alone.
