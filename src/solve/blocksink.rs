@@ -1,6 +1,6 @@
 //! Where a tier's passed blocks go: each block's working cells appended to its range's cell
-//! log, and its due positions bucketed by attractor level and appended to the due logs as
-//! [`super::duelog`] pieces. The successor pass of [`super::tier`] hands blocks here, one
+//! log, and its due positions (coded by the pass's workers as [`super::duelog`] pieces, per
+//! attractor level) appended to the due logs of their level. The successor pass of [`super::tier`] hands blocks here, one
 //! behind the pass of the next.
 
 use std::collections::BTreeMap;
@@ -45,7 +45,8 @@ pub fn due_pieces(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u8>> {
 pub struct Logged {
     pub start: u64,
     pub cells: Vec<u32>,
-    pub due: Vec<(u32, u32)>,
+    /// Due-log pieces per level ([`super::pass::BlockOutput::due`]).
+    pub due: Vec<Vec<u8>>,
 }
 
 /// The logs a block's cells and due positions go to ([`super::tier`]'s `Job::block_sink`).
@@ -70,7 +71,11 @@ impl BlockSink<'_> {
             .as_ref()
             .expect("created above")
             .append(u32_bytes(&block.cells))?;
-        self.queue(r, &block.due)?;
+        for (level, pieces) in block.due.iter().enumerate() {
+            if !pieces.is_empty() {
+                self.due_log(level as u32, r)?.append(pieces)?;
+            }
+        }
         Ok(block.cells)
     }
 
@@ -82,17 +87,6 @@ impl BlockSink<'_> {
             self.due.insert((level, r), log);
         }
         Ok(&self.due[&(level, r)])
-    }
-
-    /// Appends `(level, offset in range r)` pairs to the due logs of their level, one
-    /// due-log piece per level ([`super::duelog`]).
-    pub fn queue(&mut self, r: usize, items: &[(u32, u32)]) -> Result<()> {
-        for (level, piece) in due_pieces(items, self.range_bits).iter().enumerate() {
-            if !piece.is_empty() {
-                self.due_log(level as u32, r)?.append(piece)?;
-            }
-        }
-        Ok(())
     }
 
     /// Appends the `(level, offset in range r)` pairs of `batches`, taken in order, to the

@@ -23,15 +23,18 @@ pub const PASS_CHUNK: usize = 1 << 14;
 /// What a block produced besides its cells.
 #[derive(Default)]
 pub struct BlockOutput {
-    /// `(level, offset in its range)` of positions to look at when the attractor reaches
-    /// that level.
-    pub due: Vec<(u32, u32)>,
+    /// Per attractor level, the block's positions to look at when the attractor reaches that
+    /// level (offsets in their range), as due-log pieces ([`super::duelog`]) one per chunk
+    /// of the pass, in position order: about a byte a position where `(level, offset)` pairs
+    /// took eight, and each worker codes its own chunk.
+    pub due: Vec<Vec<u8>>,
     pub edges: u64,
 }
 
 /// One worker's buffers, kept across the chunks it takes: successors of the position being
-/// generated and of the one before it (see [`pass_block`]), in-tier targets, and the edge
-/// buckets per target range (cleared, not freed, after each chunk).
+/// generated and of the one before it (see [`pass_block`]), in-tier targets, the edge
+/// buckets per target range and the due offsets per level (cleared, not freed, after each
+/// chunk).
 struct Scratch {
     ahead: Vec<Successor>,
     behind: Vec<Successor>,
@@ -39,6 +42,8 @@ struct Scratch {
     buckets: Vec<Vec<PackedEdge>>,
     /// A bucket encoded for its log ([`super::edgelog`]).
     piece: Vec<u8>,
+    /// Offsets in their range of the chunk's due positions, by level.
+    levels: Vec<Vec<u32>>,
 }
 
 /// Generates successors for positions `start..start + cells.len()` of `tier`, filling their
@@ -62,7 +67,7 @@ pub fn pass_block<G: Game, L: Lookup>(
 ) -> Result<BlockOutput> {
     let ranges = edge_logs.len();
     let edges = AtomicU64::new(0);
-    let dues: Vec<Result<Vec<(u32, u32)>>> = cells
+    let dues: Vec<Result<Vec<Vec<u8>>>> = cells
         .par_chunks_mut(PASS_CHUNK)
         .enumerate()
         .map_init(
@@ -72,6 +77,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                 inside: Vec::with_capacity(64),
                 buckets: vec![Vec::new(); ranges],
                 piece: Vec::new(),
+                levels: Vec::new(),
             },
             |scratch, (ci, chunk)| {
                 let first = start + (ci * PASS_CHUNK) as u64;
@@ -82,8 +88,8 @@ pub fn pass_block<G: Game, L: Lookup>(
                     inside,
                     buckets,
                     piece,
+                    levels,
                 } = scratch;
-                let mut due = Vec::new();
                 let mut failure = None;
                 let mut count = 0u64;
                 // Classifies position `i` from its successors `succ`.
@@ -104,7 +110,11 @@ pub fn pass_block<G: Game, L: Lookup>(
                             }
                             chunk[(i - first) as usize] = c;
                             if let Some(l) = level {
-                                due.push((l, codec.split(i).1 as u32));
+                                let l = l as usize;
+                                if levels.len() <= l {
+                                    levels.resize_with(l + 1, Vec::new);
+                                }
+                                levels[l].push(codec.split(i).1 as u32);
                             }
                         }
                         Err(e) => failure = Some(e),
@@ -132,8 +142,21 @@ pub fn pass_block<G: Game, L: Lookup>(
                 }
                 if let Some(e) = failure {
                     buckets.iter_mut().for_each(Vec::clear);
+                    levels.iter_mut().for_each(Vec::clear);
                     return Err(e);
                 }
+                // Offsets were pushed in position order, so each level's piece is sorted.
+                let due: Vec<Vec<u8>> = levels
+                    .iter_mut()
+                    .map(|offsets| {
+                        let mut bytes = Vec::new();
+                        if !offsets.is_empty() {
+                            super::duelog::encode(offsets, &mut bytes);
+                            offsets.clear();
+                        }
+                        bytes
+                    })
+                    .collect();
                 let mut written = Ok(());
                 for (r, b) in buckets.iter_mut().enumerate() {
                     if !b.is_empty() && written.is_ok() {
@@ -150,9 +173,16 @@ pub fn pass_block<G: Game, L: Lookup>(
         )
         .collect();
     let mut out = BlockOutput::default();
-    for d in dues {
-        out.due.extend(d?);
-    }
+    let dues = dues.into_iter().collect::<Result<Vec<_>>>()?;
+    let levels = dues.iter().map(Vec::len).max().unwrap_or(0);
+    out.due = (0..levels)
+        .map(|l| {
+            let pieces = dues.iter().filter_map(|d| d.get(l));
+            let mut bytes = Vec::with_capacity(pieces.clone().map(Vec::len).sum());
+            pieces.for_each(|p| bytes.extend_from_slice(p));
+            bytes
+        })
+        .collect();
     out.edges = edges.into_inner();
     Ok(out)
 }
