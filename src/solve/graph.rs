@@ -308,12 +308,15 @@ impl<S: Source> PredRange<S> {
         offsets[1..]
             .par_chunks_mut(1 << SUB_BITS)
             .enumerate()
-            .for_each(|(s, offs)| {
+            // Each worker's counters (256 KiB) are kept from one sub-range to the next: a
+            // fresh vector a sub-range cost its pages faulted in and zeroed every time.
+            .for_each_init(Vec::new, |fill, (s, offs)| {
                 let lo = sub_start[s];
                 let group = &grouped[lo..sub_start[s + 1]];
                 let base = s << SUB_BITS;
                 // offs[t - base] counts targets, then becomes the end offset of each target.
-                let mut fill = vec![0u32; offs.len()];
+                fill.clear();
+                fill.resize(offs.len(), 0u32);
                 for &e in group {
                     fill[codec.target(e) - base] += 1;
                 }
