@@ -54,24 +54,31 @@ pub trait IsDontCare: Fn(u64) -> bool + Sync {}
 
 impl<F: Fn(u64) -> bool + Sync + ?Sized> IsDontCare for F {}
 
-/// The entries of the block starting at tier index `first`, as stored: with `dont_care`, each
-/// don't-care entry but the block's first is a copy of the stored entry before it, so runs of
-/// equal entries grow (the reader recovers the true entries through their moves).
-fn stored_block<'a, D: IsDontCare + ?Sized>(
-    entries: &'a [u16],
+/// Calls `f` with each entry of the block starting at tier index `first`, as stored: with
+/// `dont_care`, each don't-care entry but the block's first is a copy of the stored entry
+/// before it, so runs of equal entries grow (the reader recovers the true entries through
+/// their moves). The stored entries are never gathered: a copy of every block cost its pages
+/// faulted in and zeroed, twice a tier.
+fn for_each_stored<D: IsDontCare + ?Sized>(
+    entries: &[u16],
     first: u64,
     dont_care: Option<&D>,
-) -> std::borrow::Cow<'a, [u16]> {
+    mut f: impl FnMut(u16),
+) {
     let Some(dc) = dont_care else {
-        return entries.into();
+        entries.iter().for_each(|&e| f(e));
+        return;
     };
-    let mut out = entries.to_vec();
-    for j in 1..out.len() {
-        if dc(first + j as u64) {
-            out[j] = out[j - 1];
-        }
+    let mut prev = 0u16;
+    for (j, &e) in entries.iter().enumerate() {
+        let stored = if j > 0 && dc(first + j as u64) {
+            prev
+        } else {
+            e
+        };
+        f(stored);
+        prev = stored;
     }
-    out.into()
 }
 
 impl CodeBook {
@@ -91,9 +98,14 @@ impl CodeBook {
             let part_counts = part
                 .par_chunks(block)
                 .enumerate()
-                .map(|(b, chunk)| {
-                    count(&stored_block(chunk, first + (b * block) as u64, dont_care))
-                })
+                .fold(
+                    || vec![0u64; 1 << 16],
+                    |mut c, (b, chunk)| {
+                        let first = first + (b * block) as u64;
+                        for_each_stored(chunk, first, dont_care, |e| c[e as usize] += 1);
+                        c
+                    },
+                )
                 .reduce(|| vec![0u64; 1 << 16], add_counts);
             counts = add_counts(counts, part_counts);
             release();
@@ -126,15 +138,6 @@ impl CodeBook {
     }
 }
 
-/// How often each entry bit pattern occurs in `entries`.
-fn count(entries: &[u16]) -> Vec<u64> {
-    let mut c = vec![0u64; 1 << 16];
-    for &e in entries {
-        c[e as usize] += 1;
-    }
-    c
-}
-
 fn add_counts(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     for (x, y) in a.iter_mut().zip(b) {
         *x += y;
@@ -142,10 +145,18 @@ fn add_counts(mut a: Vec<u64>, b: Vec<u64>) -> Vec<u64> {
     a
 }
 
-/// The decompressed content of one block: packed codes, then the escaped entries.
-fn block_payload(book: &CodeBook, entries: &[u16]) -> (Vec<u8>, u32) {
+/// The decompressed content of one block (its entries as stored, [`for_each_stored`]) into
+/// `out`: packed codes, then the escaped entries; returns how many were escaped.
+fn block_payload<D: IsDontCare + ?Sized>(
+    book: &CodeBook,
+    entries: &[u16],
+    first: u64,
+    dont_care: Option<&D>,
+    out: &mut Vec<u8>,
+) -> u32 {
     let escape = ((1u16 << book.width) - 1) as u8;
-    let mut out = Vec::with_capacity((entries.len() * book.width as usize).div_ceil(8) + 64);
+    out.clear();
+    out.reserve((entries.len() * book.width as usize).div_ceil(8) + 64);
     let mut escaped = Vec::new();
     let mut code = |e: u16| {
         let c = book.code[e as usize];
@@ -155,18 +166,20 @@ fn block_payload(book: &CodeBook, entries: &[u16]) -> (Vec<u8>, u32) {
         c
     };
     if book.width == 4 {
-        for pair in entries.chunks(2) {
-            let lo = code(pair[0]);
-            let hi = pair.get(1).map_or(0, |&e| code(e));
-            out.push(lo | (hi << 4));
-        }
+        // Two codes a byte, the first in the low nibble; an odd last one alone.
+        let mut low = None;
+        for_each_stored(entries, first, dont_care, |e| match low.take() {
+            None => low = Some(code(e)),
+            Some(lo) => out.push(lo | (code(e) << 4)),
+        });
+        out.extend(low);
     } else {
-        out.extend(entries.iter().map(|&e| code(e)));
+        for_each_stored(entries, first, dont_care, |e| out.push(code(e)));
     }
     for e in &escaped {
         out.extend_from_slice(&e.to_le_bytes());
     }
-    (out, escaped.len() as u32)
+    escaped.len() as u32
 }
 
 /// Bytes the encoder reads back at a time to checksum the file it wrote.
@@ -240,10 +253,11 @@ pub fn encode_to<W: Read + Write + Seek, D: IsDontCare + ?Sized>(
         let frames: Vec<Result<(Vec<u8>, u32)>> = part
             .par_chunks(block)
             .enumerate()
-            .map(|(b, chunk)| {
-                let stored = stored_block(chunk, first + (b * block) as u64, dont_care);
-                let (payload, escapes) = block_payload(&book, &stored);
-                let frame = compress(&payload)?;
+            // A payload buffer per worker, kept from block to block.
+            .map_init(Vec::new, |payload, (b, chunk)| {
+                let first = first + (b * block) as u64;
+                let escapes = block_payload(&book, chunk, first, dont_care, payload);
+                let frame = compress(payload)?;
                 Ok((frame, escapes))
             })
             .collect();
