@@ -92,24 +92,29 @@ impl CodeBook {
         dont_care: Option<&D>,
         release: &dyn Fn(),
     ) -> CodeBook {
-        let mut counts = vec![0u64; 1 << 16];
+        // One histogram per worker thread for the whole tier (512 KiB each): one per block
+        // or per split of each batch was mapped and zeroed again every time.
+        let slots: Vec<std::sync::Mutex<Vec<u64>>> = (0..rayon::current_num_threads().max(1))
+            .map(|_| std::sync::Mutex::new(Vec::new()))
+            .collect();
         for (k, part) in entries.chunks(batch.max(1)).enumerate() {
             let first = (k * batch) as u64;
-            let part_counts = part
-                .par_chunks(block)
-                .enumerate()
-                .fold(
-                    || vec![0u64; 1 << 16],
-                    |mut c, (b, chunk)| {
-                        let first = first + (b * block) as u64;
-                        for_each_stored(chunk, first, dont_care, |e| c[e as usize] += 1);
-                        c
-                    },
-                )
-                .reduce(|| vec![0u64; 1 << 16], add_counts);
-            counts = add_counts(counts, part_counts);
+            part.par_chunks(block).enumerate().for_each(|(b, chunk)| {
+                let slot = rayon::current_thread_index().unwrap_or(0) % slots.len();
+                let mut c = slots[slot].lock().expect("histogram lock");
+                if c.is_empty() {
+                    c.resize(1 << 16, 0);
+                }
+                let first = first + (b * block) as u64;
+                for_each_stored(chunk, first, dont_care, |e| c[e as usize] += 1);
+            });
             release();
         }
+        let counts = slots
+            .into_iter()
+            .map(|m| m.into_inner().expect("histogram lock"))
+            .filter(|c| !c.is_empty())
+            .fold(vec![0u64; 1 << 16], add_counts);
         Self::from_counts(&counts, entries.len() as u64)
     }
 
@@ -232,34 +237,35 @@ pub fn encode_to<W: Read + Write + Seek, D: IsDontCare + ?Sized>(
     // One zstd context per thread for the whole tier: a fresh context per block allocated
     // and zeroed its working memory again every time (a tenth of a solve's page faults).
     // They go with this call, so what is held between tiers does not change.
-    let contexts: Vec<std::sync::Mutex<Option<zstd::bulk::Compressor<'static>>>> = (0
-        ..rayon::current_num_threads().max(1))
-        .map(|_| std::sync::Mutex::new(None))
+    // The same holds for each thread's payload buffer, kept from block to block.
+    type Slot = (Option<zstd::bulk::Compressor<'static>>, Vec<u8>);
+    let contexts: Vec<std::sync::Mutex<Slot>> = (0..rayon::current_num_threads().max(1))
+        .map(|_| std::sync::Mutex::new((None, Vec::new())))
         .collect();
-    let compress = |payload: &[u8]| -> Result<Vec<u8>> {
+    // Codes block `chunk` (starting at tier index `first`) and compresses it: the frame and
+    // the count of escaped entries.
+    let code_block = |chunk: &[u16], first: u64| -> Result<(Vec<u8>, u32)> {
         let zstd_err = |e: std::io::Error| Error::Internal(format!("zstd: {e}"));
         let slot = rayon::current_thread_index().unwrap_or(0) % contexts.len();
-        let mut ctx = contexts[slot].lock().expect("zstd context lock");
+        let mut guard = contexts[slot].lock().expect("zstd context lock");
+        let (ctx, payload) = &mut *guard;
+        let escapes = block_payload(&book, chunk, first, dont_care, payload);
         if ctx.is_none() {
             *ctx = Some(zstd::bulk::Compressor::new(opts.level).map_err(zstd_err)?);
         }
-        ctx.as_mut()
+        let frame = ctx
+            .as_mut()
             .expect("made above")
             .compress(payload)
-            .map_err(zstd_err)
+            .map_err(zstd_err)?;
+        Ok((frame, escapes))
     };
     for (k, part) in entries.chunks(batch).enumerate() {
         let first = (k * batch) as u64;
         let frames: Vec<Result<(Vec<u8>, u32)>> = part
             .par_chunks(block)
             .enumerate()
-            // A payload buffer per worker, kept from block to block.
-            .map_init(Vec::new, |payload, (b, chunk)| {
-                let first = first + (b * block) as u64;
-                let escapes = block_payload(&book, chunk, first, dont_care, payload);
-                let frame = compress(payload)?;
-                Ok((frame, escapes))
-            })
+            .map(|(b, chunk)| code_block(chunk, first + (b * block) as u64))
             .collect();
         release();
         for f in frames {
