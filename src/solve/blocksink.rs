@@ -1,7 +1,7 @@
 //! Where a tier's passed blocks go: each block's working cells appended to its range's cell
 //! log, and its due positions (coded by the pass's workers as [`super::duelog`] pieces, per
-//! attractor level) appended to the due logs of their level. The successor pass of [`super::tier`] hands blocks here, one
-//! behind the pass of the next.
+//! attractor level) appended to the due logs of their level. The successor pass of
+//! [`super::tier`] hands blocks here, one behind the pass of the next.
 
 use std::collections::BTreeMap;
 use std::path::Path;

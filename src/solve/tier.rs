@@ -310,9 +310,9 @@ impl<'g, G: Game> Job<'g, G> {
             (self.st.next * block).min(self.st.states),
         );
         // A block logged beside the next one's pass is a second block's cells (4 bytes a
-        // position) and due pieces (under 8 bytes a position) beside the one the fixed overhead counts: they
-        // come out of the share for lower tiers, and a share too small for them logs each
-        // block before the next is passed.
+        // position) and due pieces (under 8 bytes a position) beside the one the fixed
+        // overhead counts: they come out of the share for lower tiers, and a share too small
+        // for them logs each block before the next is passed.
         let second_block = 12 * block;
         let pipelined = share >= 4 * second_block;
         let share = if pipelined {
