@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::duelog::{level_pieces, push_at_level};
 use super::work::{LogName, WorkFile};
 use crate::error::Result;
 use crate::store::append::AppendLog;
@@ -17,28 +18,15 @@ pub fn by_level(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u32>> {
     let mask = 1u32.checked_shl(range_bits).map_or(u32::MAX, |v| v - 1);
     let mut by_level: Vec<Vec<u32>> = Vec::new();
     for &(level, idx) in items {
-        let l = level as usize;
-        if by_level.len() <= l {
-            by_level.resize_with(l + 1, Vec::new);
-        }
-        by_level[l].push(idx & mask);
+        push_at_level(&mut by_level, level, idx & mask);
     }
     by_level
 }
 
 /// `(level, offset)` pairs bucketed by level as [`by_level`] does, each level's offsets
-/// coded as one due-log piece ([`super::duelog::encode`]); a level with none is empty.
+/// coded as one due-log piece ([`level_pieces`]); a level with none is empty.
 pub fn due_pieces(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u8>> {
-    by_level(items, range_bits)
-        .iter_mut()
-        .map(|words| {
-            let mut piece = Vec::new();
-            if !words.is_empty() {
-                super::duelog::encode(words, &mut piece);
-            }
-            piece
-        })
-        .collect()
+    level_pieces(&mut by_level(items, range_bits))
 }
 
 /// A block whose successors were passed, its cells and due positions not yet logged.

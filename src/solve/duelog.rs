@@ -29,6 +29,31 @@ pub fn encode(offsets: &mut [u32], out: &mut Vec<u8>) {
     }
 }
 
+/// Adds `offset` to the offsets due at `level`, growing `levels` to hold that level.
+pub fn push_at_level(levels: &mut Vec<Vec<u32>>, level: u32, offset: u32) {
+    let l = level as usize;
+    if levels.len() <= l {
+        levels.resize_with(l + 1, Vec::new);
+    }
+    levels[l].push(offset);
+}
+
+/// Each level's offsets coded as one piece ([`encode`]), empty for a level with none; the
+/// offsets are cleared, their capacity kept for the next use.
+pub fn level_pieces(levels: &mut [Vec<u32>]) -> Vec<Vec<u8>> {
+    levels
+        .iter_mut()
+        .map(|offsets| {
+            let mut piece = Vec::new();
+            if !offsets.is_empty() {
+                encode(offsets, &mut piece);
+                offsets.clear();
+            }
+            piece
+        })
+        .collect()
+}
+
 /// Every position of the pieces in `bytes` (the log at `path`, named in errors), piece by
 /// piece.
 pub fn decode(bytes: &[u8], path: &Path) -> Result<Vec<u32>> {

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use super::cell::{self, Outlook, MAX_COUNTER};
+use super::duelog::{level_pieces, push_at_level};
 use super::graph::{EdgeCodec, PackedEdge};
 use super::tables::Lookup;
 use crate::error::{Error, Result};
@@ -110,11 +111,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                             }
                             chunk[(i - first) as usize] = c;
                             if let Some(l) = level {
-                                let l = l as usize;
-                                if levels.len() <= l {
-                                    levels.resize_with(l + 1, Vec::new);
-                                }
-                                levels[l].push(codec.split(i).1 as u32);
+                                push_at_level(levels, l, codec.split(i).1 as u32);
                             }
                         }
                         Err(e) => failure = Some(e),
@@ -146,17 +143,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                     return Err(e);
                 }
                 // Offsets were pushed in position order, so each level's piece is sorted.
-                let due: Vec<Vec<u8>> = levels
-                    .iter_mut()
-                    .map(|offsets| {
-                        let mut bytes = Vec::new();
-                        if !offsets.is_empty() {
-                            super::duelog::encode(offsets, &mut bytes);
-                            offsets.clear();
-                        }
-                        bytes
-                    })
-                    .collect();
+                let due = level_pieces(levels);
                 let mut written = Ok(());
                 for (r, b) in buckets.iter_mut().enumerate() {
                     if !b.is_empty() && written.is_ok() {
