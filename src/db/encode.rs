@@ -3,6 +3,7 @@
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
@@ -81,6 +82,21 @@ fn for_each_stored<D: IsDontCare + ?Sized>(
     }
 }
 
+/// One value per worker thread of the current pool: what a tier's encoding keeps from block
+/// to block (a histogram, a zstd context, a payload buffer) instead of allocating it again.
+fn per_thread<T: Default>() -> Vec<Mutex<T>> {
+    (0..rayon::current_num_threads().max(1))
+        .map(|_| Mutex::new(T::default()))
+        .collect()
+}
+
+/// The calling worker thread's value of `slots` (made by [`per_thread`] in the same pool, so
+/// no two threads share one and the lock is never contended).
+fn this_threads<T>(slots: &[Mutex<T>]) -> MutexGuard<'_, T> {
+    let slot = rayon::current_thread_index().unwrap_or(0) % slots.len();
+    slots[slot].lock().expect("per-thread lock")
+}
+
 impl CodeBook {
     /// Counts the stored entries (blocks of `block` positions) `batch` at a time, calling
     /// `release` after each batch (so a mapped table's pages never pile up), and builds the
@@ -94,14 +110,11 @@ impl CodeBook {
     ) -> CodeBook {
         // One histogram per worker thread for the whole tier (512 KiB each): one per block
         // or per split of each batch was mapped and zeroed again every time.
-        let slots: Vec<std::sync::Mutex<Vec<u64>>> = (0..rayon::current_num_threads().max(1))
-            .map(|_| std::sync::Mutex::new(Vec::new()))
-            .collect();
+        let slots: Vec<Mutex<Vec<u64>>> = per_thread();
         for (k, part) in entries.chunks(batch.max(1)).enumerate() {
             let first = (k * batch) as u64;
             part.par_chunks(block).enumerate().for_each(|(b, chunk)| {
-                let slot = rayon::current_thread_index().unwrap_or(0) % slots.len();
-                let mut c = slots[slot].lock().expect("histogram lock");
+                let mut c = this_threads(&slots);
                 if c.is_empty() {
                     c.resize(1 << 16, 0);
                 }
@@ -112,7 +125,7 @@ impl CodeBook {
         }
         let counts = slots
             .into_iter()
-            .map(|m| m.into_inner().expect("histogram lock"))
+            .map(|m| m.into_inner().expect("per-thread lock"))
             .filter(|c| !c.is_empty())
             .fold(vec![0u64; 1 << 16], add_counts);
         Self::from_counts(&counts, entries.len() as u64)
@@ -239,15 +252,12 @@ pub fn encode_to<W: Read + Write + Seek, D: IsDontCare + ?Sized>(
     // They go with this call, so what is held between tiers does not change.
     // The same holds for each thread's payload buffer, kept from block to block.
     type Slot = (Option<zstd::bulk::Compressor<'static>>, Vec<u8>);
-    let contexts: Vec<std::sync::Mutex<Slot>> = (0..rayon::current_num_threads().max(1))
-        .map(|_| std::sync::Mutex::new((None, Vec::new())))
-        .collect();
+    let contexts: Vec<Mutex<Slot>> = per_thread();
     // Codes block `chunk` (starting at tier index `first`) and compresses it: the frame and
     // the count of escaped entries.
     let code_block = |chunk: &[u16], first: u64| -> Result<(Vec<u8>, u32)> {
         let zstd_err = |e: std::io::Error| Error::Internal(format!("zstd: {e}"));
-        let slot = rayon::current_thread_index().unwrap_or(0) % contexts.len();
-        let mut guard = contexts[slot].lock().expect("zstd context lock");
+        let mut guard = this_threads(&contexts);
         let (ctx, payload) = &mut *guard;
         let escapes = block_payload(&book, chunk, first, dont_care, payload);
         if ctx.is_none() {
