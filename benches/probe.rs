@@ -2,7 +2,7 @@
 //! probe, so each probe opens its block: one zstd frame decompressed and checked) and warm
 //! (the blocks already cached), a stored entry alone and a don't-care position's recovered
 //! entry (warm); then warm answers with every move's value, and the check and
-//! recovery of don't-care positions ([`bawo::db::dontcare`]).
+//! recovery of don't-care positions ([`bawo_db::dontcare`]).
 //!
 //! The database is the `--n 2 --lap-cap 16 --seeds 12` instance solved into a temporary
 //! directory (1.2 million positions, tiers of up to 2^19 positions: every probe decodes a
@@ -14,15 +14,15 @@ use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-use bawo::db::dontcare::{is_dont_care, recover, Scratch};
-use bawo::db::play::SplitMix64;
-use bawo::db::solve;
-use bawo::db::{query, Database};
-use bawo::game::bawo::{Bawo, BawoRules};
-use bawo::game::Game;
-use bawo::solve::run::SolveConfig;
-use bawo::solve::tier::Silent;
-use bawo::with_game;
+use bawo_db::dontcare::{is_dont_care, recover, Scratch};
+use bawo_db::play::SplitMix64;
+use bawo_db::{query, Database};
+use bawo_games::game::bawo::{Bawo, BawoRules};
+use bawo_games::game::Game;
+use bawo_games::with_game;
+use bawo_solve::run::SolveConfig;
+use bawo_solve::solve;
+use bawo_solve::tier::Silent;
 
 fn database() -> (Option<tempfile::TempDir>, PathBuf) {
     if let Ok(dir) = std::env::var("BAWO_BENCH_DB") {

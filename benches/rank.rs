@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 
-use bawo::rank::Ranker;
+use bawo_games::rank::Ranker;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn bench(c: &mut Criterion) {

@@ -3,8 +3,8 @@
 
 use std::hint::black_box;
 
-use bawo::game::bawo::{Bawo, BawoRules};
-use bawo::game::Game;
+use bawo_games::game::bawo::{Bawo, BawoRules};
+use bawo_games::game::Game;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
 fn bench(c: &mut Criterion) {

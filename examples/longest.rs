@@ -4,8 +4,8 @@
 //!
 //! `cargo run --release --example longest -- /tmp/bao-7`
 
-use bawo::db::Database;
-use bawo::Value;
+use bawo_db::Database;
+use bawo_games::Value;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let dir = std::env::args()

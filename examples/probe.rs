@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use bawo::{query, with_game, Database, Entry, Game, MoveOutcome, PositionSpec, Side, Value};
+use bawo_db::{query, with_game, Database, Entry, Game, MoveOutcome, PositionSpec, Side, Value};
 
 const USAGE: &str = "usage: probe <database directory> <board> <side to move: A or B>";
 
@@ -25,13 +25,13 @@ fn main() -> ExitCode {
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             eprintln!("probe: {e}");
-            ExitCode::from(e.exit_code() as u8)
+            ExitCode::from(if e.is_input() { 2 } else { 1 })
         }
     }
 }
 
 /// Prints the answer; false when the successors contradict it.
-fn run(dir: &Path, board: &str, side: &str) -> bawo::Result<bool> {
+fn run(dir: &Path, board: &str, side: &str) -> bawo_games::Result<bool> {
     let db = Database::open(dir)?;
     println!("{}", db.game().descriptor());
     with_game!(db.game(), game => {

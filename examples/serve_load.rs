@@ -32,8 +32,8 @@ use tokio::sync::Barrier;
 /// The most any one connect or request may take.
 const LIMIT: Duration = Duration::from_secs(30);
 
-use bawo::db::Database;
-use bawo::game::Game;
+use bawo_db::Database;
+use bawo_games::game::Game;
 
 struct Args {
     addr: SocketAddr,
@@ -81,7 +81,7 @@ fn targets(a: &Args) -> Vec<String> {
         .as_ref()
         .map(|n| format!("db={n}&"))
         .unwrap_or_default();
-    bawo::with_game!(db.game(), g => {
+    bawo_games::with_game!(db.game(), g => {
         let tiers = &db.manifest().tiers;
         for i in 0..a.requests {
             let r = &tiers[i % tiers.len()];

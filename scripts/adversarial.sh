@@ -4,7 +4,7 @@
 # (`| head -c1`), standard error that fails every write (`2>/dev/full`), and an unfinished run.
 # Prints one PASS or FAIL line per case; exits 1 if any failed.
 #
-#   cargo build --release && scripts/adversarial.sh
+#   cargo build --release --features fault-injection && scripts/adversarial.sh
 #
 # BAWO is the binary (default target/release/bawo); TMPDIR is where its scratch directory goes
 # (removed at the end).

@@ -7,6 +7,8 @@
 #   N=4 SEEDS=12 L=64 THREADS=2 scripts/bench-solve.sh
 #   EXTRA="--mem 1G" scripts/bench-solve.sh     # extra solve flags
 #   BIN=/tmp/old/bawo scripts/bench-solve.sh     # another build (no cargo build), to compare
+#                                                # (the bare pass is BIN's examples/bare_pass,
+#                                                # or BARE=path)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-3}
@@ -16,9 +18,10 @@ THREADS=${THREADS:-$(nproc)}
 EXTRA=${EXTRA:-}
 
 if [ -z "${BIN:-}" ]; then
-  cargo build --release --quiet
+  cargo build --release --quiet --bin bawo --example bare_pass
   BIN=target/release/bawo
 fi
+BARE=${BARE:-$(dirname "$BIN")/examples/bare_pass}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bawo-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 args=(--game bawo --n "$N" --seeds "$SEEDS" --lap-cap "$L" --threads "$THREADS")
@@ -27,7 +30,7 @@ num() { grep -o "\"$1\":[0-9.e+-]*" "$2" | head -1 | cut -d: -f2; }
 
 echo "instance: n=$N seeds<=$SEEDS lap-cap=$L threads=$THREADS $EXTRA"
 
-"$BIN" bench-pass "${args[@]}" --json >"$WORK/bare.json"
+"$BARE" "bawo n=$N lap-cap=$L" "$SEEDS" "$THREADS" >"$WORK/bare.json"
 bare_s=$(num seconds "$WORK/bare.json")
 
 timer=()

@@ -38,7 +38,7 @@ EXTRA=${EXTRA:-}
 SEED=${SEED:-$$}
 RANDOM=$SEED
 
-cargo build --release --quiet
+cargo build --release --quiet --features fault-injection
 BIN=$PWD/target/release/bawo
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bawo-kill-resume.XXXXXX")
 pid=

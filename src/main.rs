@@ -3,6 +3,8 @@
 //! (0, see `cli::out`).
 
 mod cli;
+mod plot;
+mod progress;
 
 use clap::Parser;
 
@@ -25,10 +27,14 @@ fn main() {
         Ok(()) => 0,
         // The reader of standard output closed the pipe early (`| head`): it wanted no more.
         // Only pipes raise this; bawo's own files are regular files.
-        Err(bawo::Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => 0,
+        Err(bawo_games::Error::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            0
+        }
         Err(e) => {
-            bawo::progress::note(format_args!("bawo: {e}"));
-            e.exit_code()
+            progress::note(format_args!("bawo: {e}"));
+            cli::exit_code(&e)
         }
     };
     std::process::exit(code);

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::solve::counts::TierCounts;
-use crate::solve::run::RunProgress;
-use crate::solve::tier::TierProgress;
-use crate::units::{human_count, human_duration};
+use bawo_games::units::{human_count, human_duration};
+use bawo_solve::counts::TierCounts;
+use bawo_solve::run::RunProgress;
+use bawo_solve::tier::TierProgress;
 
 /// How long a run goes before bars appear.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
@@ -99,7 +99,7 @@ impl RunClock {
             human_count(done),
             human_count(total),
             (100 * done).checked_div(total).unwrap_or(100),
-            crate::units::human_rate(rate),
+            bawo_games::units::human_rate(rate),
             human_duration(elapsed),
             human_duration(self.eta(now)),
         )
@@ -312,7 +312,7 @@ impl RunProgress for Reporter {
     }
 }
 
-pub use crate::units::{human_bytes, human_rate};
+pub use bawo_games::units::{human_bytes, human_rate};
 
 /// Writes one line to standard error, ignoring a failed write: a log line (or a warning)
 /// that cannot be shown, because standard error is closed or full, is never worth stopping a

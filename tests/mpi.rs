@@ -9,14 +9,15 @@
 //! Needs `mpirun` (Open MPI) on the PATH: `.ci/run` installs it.
 #![cfg(feature = "mpi")]
 
+#[path = "suite/common/mod.rs"]
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use bawo::db::Database;
-use bawo::game::bawo::{Bawo, BawoRules};
+use bawo_db::Database;
+use bawo_games::game::bawo::{Bawo, BawoRules};
 use common::bawo_oracle::Oracle;
 use common::cli::{assert_ok, bawo, text, BIN};
 use common::compare::assert_db_matches_oracle;

@@ -2,9 +2,9 @@
 
 use clap::Args;
 
-use bawo::error::{Error, InputError, Result};
-pub use bawo::game::input::short;
-use bawo::game::{AnyGame, Game, GameParams, MoveOutcome, PositionSpec, Side};
+use bawo_games::error::{Error, InputError, Result};
+pub use bawo_games::game::input::short;
+use bawo_games::game::{AnyGame, Game, GameParams, MoveOutcome, PositionSpec, Side};
 
 /// The game and its parameters. The command line interprets none of them: they are handed
 /// to the game as `key=value` pairs (see [`GameParams`]).

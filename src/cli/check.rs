@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use clap::Args;
 
-use bawo::db::{self, coverage::unfinished_note, memory::ReadBudget, Database};
-use bawo::error::{Error, Result};
-use bawo::progress::human_bytes;
-use bawo::solve::mem_arg;
+use crate::progress::human_bytes;
+use bawo_db::{self, coverage::unfinished_note, memory::ReadBudget, Database};
+use bawo_games::error::{Error, Result};
+use bawo_solve::mem_arg;
 
 use super::args::{print_json, threads_of, with_threads};
 use super::table;
@@ -75,12 +75,14 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         )));
     }
     super::open::warn_if_unfinished(&db);
-    let opts = db::verify::VerifyOptions {
+    let opts = bawo_db::verify::VerifyOptions {
         sample: a.sample,
         seed: a.seed,
     };
     let start = Instant::now();
-    let report = with_threads(a.threads, || db::verify::verify_within(&db, &opts, &mem))??;
+    let report = with_threads(a.threads, || {
+        bawo_db::verify::verify_within(&db, &opts, &mem)
+    })??;
     if !report.ok() {
         super::out::fail_even_if_closed(1);
     }
@@ -147,14 +149,14 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
 
 pub fn run_stats(a: StatsArgs) -> Result<()> {
     if let Some(p) = &a.plot {
-        db::plot::PlotKind::of(p)?;
+        crate::plot::PlotKind::of(p)?;
     }
     let mem = read_budget(a.mem.as_deref(), threads_of(None))?;
     let db = Database::open_with_cache(&a.db, mem.cache as usize)?;
     super::open::warn_if_unfinished(&db);
-    let s = db::stats::stats_within(&db, &mem)?;
+    let s = bawo_db::stats::stats_within(&db, &mem)?;
     if let Some(p) = &a.plot {
-        db::plot::plot(&s, p)?;
+        crate::plot::plot(&s, p)?;
     }
     if a.json {
         print_json(&s);

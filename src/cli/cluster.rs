@@ -4,12 +4,12 @@
 
 use std::cell::RefCell;
 
-use bawo::cluster::memory::peak_rss;
-use bawo::cluster::{solve_root, Cluster, TierTraffic};
-use bawo::error::{Error, Result};
-use bawo::progress::human_bytes;
-use bawo::solve::mem_arg;
-use bawo::with_game;
+use crate::progress::human_bytes;
+use bawo_games::error::{Error, Result};
+use bawo_games::with_game;
+use bawo_solve::cluster::memory::peak_rss;
+use bawo_solve::cluster::{solve_root, Cluster, TierTraffic};
+use bawo_solve::mem_arg;
 
 use super::args::usage;
 use super::solve::{run_with, SolveArgs};
@@ -30,7 +30,7 @@ pub fn run(a: SolveArgs) -> Result<()> {
             .unwrap_or_else(mem_arg::default_budget);
         if let Err(e) = cluster.serve(&tmp, budget) {
             errln!("bawo: rank {}: {e}", cluster.rank());
-            cluster.abort(e.exit_code());
+            cluster.abort(crate::cli::exit_code(&e));
         }
         return Ok(());
     }
@@ -61,7 +61,7 @@ pub fn run(a: SolveArgs) -> Result<()> {
 fn fail(cluster: &mut Cluster, e: Error) -> Result<()> {
     if cluster.rank() != 0 || cluster.comm.busy {
         errln!("bawo: {e}");
-        cluster.abort(e.exit_code());
+        cluster.abort(crate::cli::exit_code(&e));
     }
     // A run that already released the others cannot send again; an error here changes
     // nothing of the first one, which is what the user needs to see.

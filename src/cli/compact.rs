@@ -1,5 +1,5 @@
 //! `compact`: a finished database re-encoded into a new directory with larger blocks and a
-//! higher zstd level (smaller files, slower cold probes; [`bawo::db::compact`]).
+//! higher zstd level (smaller files, slower cold probes; [`bawo_db::compact`]).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -7,11 +7,11 @@ use std::time::Instant;
 use clap::Args;
 use serde::Serialize;
 
-use bawo::db::compact::{self, Compacted};
-use bawo::db::format::EncodeOptions;
-use bawo::error::{Error, InputError, Result};
-use bawo::progress::{human_bytes, Reporter};
-use bawo::solve::mem_arg;
+use crate::progress::{human_bytes, Reporter};
+use bawo_db::compact::{self, Compacted};
+use bawo_db::format::EncodeOptions;
+use bawo_games::error::{Error, InputError, Result};
+use bawo_solve::mem_arg;
 
 use super::args::{print_json, threads_of, usage, with_threads};
 
@@ -94,7 +94,7 @@ pub fn run(a: CompactArgs) -> Result<()> {
         return Err(usage("--threads must be at least 1"));
     }
     let workers = workers_within(a.mem.as_deref(), threads_of(a.threads), &opts)?;
-    let total: u64 = bawo::solve::Manifest::load(&a.db)?
+    let total: u64 = bawo_solve::Manifest::load(&a.db)?
         .map(|m| m.tiers.iter().map(|r| r.counts.states).sum())
         .unwrap_or(0);
     let report = Reporter::new(a.quiet || a.json);

@@ -1,7 +1,7 @@
 //! `solve --dry-run`: the run sized before it starts, as a table or one JSON object.
 
-use bawo::solve::estimate::RunEstimate;
-use bawo::units::{human_bytes, human_duration};
+use bawo_games::units::{human_bytes, human_duration};
+use bawo_solve::estimate::RunEstimate;
 
 use super::args::print_json;
 

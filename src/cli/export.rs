@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use bawo::db::{self, coverage::unfinished_note, Database};
-use bawo::error::{Error, Result};
+use bawo_db::{self, coverage::unfinished_note, Database};
+use bawo_games::error::{Error, Result};
 
 use super::args::usage;
 
@@ -26,7 +26,7 @@ pub struct ExportArgs {
 }
 
 pub fn run(a: ExportArgs) -> Result<()> {
-    db::export::ExportFormat::parse(&a.format)?;
+    bawo_db::export::ExportFormat::parse(&a.format)?;
     let db = Database::open(&a.db)?;
     if db.manifest().record(a.tier).is_none() {
         if let Some(note) =
@@ -54,9 +54,9 @@ pub fn run(a: ExportArgs) -> Result<()> {
         Some(path) => {
             let mut rows = 0;
             let mut failure = None;
-            bawo::store::write_atomic(path, |w| {
+            bawo_store::write_atomic(path, |w| {
                 let mut w = w;
-                match db::export::export_csv(&db, a.tier, &mut w) {
+                match bawo_db::export::export_csv(&db, a.tier, &mut w) {
                     Ok(n) => {
                         rows = n;
                         Ok(())
@@ -77,7 +77,7 @@ pub fn run(a: ExportArgs) -> Result<()> {
         }
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            match db::export::export_csv(&db, a.tier, &mut out) {
+            match bawo_db::export::export_csv(&db, a.tier, &mut out) {
                 Err(Error::Io { source, .. })
                     if source.kind() == std::io::ErrorKind::BrokenPipe =>
                 {

@@ -15,7 +15,6 @@
 //! | [`play`]   | `play`                                               |
 //! | [`export`] | `export`                                             |
 //! | [`serve`]  | `serve`                                              |
-//! | [`dev`]    | hidden developer commands: `pack`, `bench-pass`      |
 //! | [`out`]    | writing output: a closed pipe ends quietly, never a panic |
 
 #[macro_use]
@@ -26,14 +25,9 @@ mod check;
 #[cfg(feature = "mpi")]
 mod cluster;
 mod compact;
-mod composition;
-mod ctxmeasure;
-mod ctxproto;
-mod dev;
 mod dry_run;
 mod export;
 mod open;
-mod orders;
 mod play;
 mod query;
 mod reach;
@@ -43,7 +37,7 @@ mod table;
 
 use clap::{Parser, Subcommand};
 
-use bawo::error::Result;
+use bawo_games::error::{Error, Result};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -81,26 +75,23 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Explore databases in a web browser (read-only JSON API and page) until Ctrl-C.
     Serve(serve::ServeArgs),
-    /// Developer command: re-encode a database's compressed tier files from its raw tables
-    /// (size experiments).
-    #[command(hide = true)]
-    Pack(dev::PackArgs),
-    /// Developer command: generate every position's successors once, nothing else
-    /// (`scripts/bench-solve.sh`).
-    #[command(hide = true)]
-    BenchPass(dev::BenchPassArgs),
-    /// Developer command: per tier, the share of don't-care positions and the entropy of the
-    /// entries before and after substituting them (compression experiments).
-    #[command(hide = true)]
-    Measure(dev::MeasureArgs),
-    /// Developer command: adaptive code length of a tier's entries under board contexts.
-    #[command(hide = true)]
-    MeasureCtx(ctxmeasure::MeasureCtxArgs),
+}
+
+/// The exit code of a failed command: 2 when the input was at fault (a usage error), 1 for a
+/// failure while running.
+pub fn exit_code(e: &Error) -> i32 {
+    if e.is_input() {
+        2
+    } else {
+        1
+    }
 }
 
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        #[cfg(feature = "mpi")]
+        Command::Solve(a) if bawo_solve::cluster::launched_by_mpi() => cluster::run(a),
         Command::Solve(a) => solve::run(a),
         Command::Reach(a) => reach::run(a),
         Command::Query(a) => query::run_query(a),
@@ -111,9 +102,5 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Play(a) => play::run(a),
         Command::Export(a) => export::run(a),
         Command::Serve(a) => serve::run(a),
-        Command::Pack(a) => dev::run_pack(a),
-        Command::BenchPass(a) => dev::run_bench_pass(a),
-        Command::Measure(a) => dev::run_measure(a),
-        Command::MeasureCtx(a) => ctxmeasure::run(a),
     }
 }

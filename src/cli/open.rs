@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use bawo::db::{coverage::unfinished_note, Database};
+use bawo_db::{coverage::unfinished_note, Database};
 
 /// For an unfinished run, prints which of its tiers are finished.
 pub fn warn_if_unfinished(db: &Database) {

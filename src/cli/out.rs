@@ -36,7 +36,7 @@ fn stdout_failed(e: std::io::Error) -> ! {
     if e.kind() == ErrorKind::BrokenPipe {
         std::process::exit(CLOSED_CODE.load(Ordering::Relaxed));
     }
-    bawo::progress::note(format_args!("bawo: cannot write to standard output: {e}"));
+    crate::progress::note(format_args!("bawo: cannot write to standard output: {e}"));
     std::process::exit(1);
 }
 
@@ -57,9 +57,9 @@ macro_rules! out {
     };
 }
 
-/// `eprintln!` that ignores a failed write (see [`bawo::progress::note`]).
+/// `eprintln!` that ignores a failed write (see [`crate::progress::note`]).
 macro_rules! errln {
     ($($arg:tt)*) => {
-        bawo::progress::note(format_args!($($arg)*))
+        crate::progress::note(format_args!($($arg)*))
     };
 }

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use bawo::db::{self, coverage::ensure_covered, Database};
-use bawo::error::Result;
-use bawo::game::{Game, Side};
-use bawo::with_game;
+use bawo_db::{self, coverage::ensure_covered, Database};
+use bawo_games::error::Result;
+use bawo_games::game::{Game, Side};
+use bawo_games::with_game;
 
 use super::args::{short, usage, PositionArgs};
 
@@ -64,7 +64,7 @@ pub fn run(a: PlayArgs) -> Result<()> {
                     .map(|d| d.as_nanos() as u64)
                     .unwrap_or(0)
             });
-            let p = db::play::default_position(&db, g, seed)?;
+            let p = bawo_db::play::default_position(&db, g, seed)?;
             let board: Vec<String> = g.board_counts(&p).iter().map(u32::to_string).collect();
             outln!(
                 "start: --board {} --to-move {} (random position of the largest tier, --seed {seed})",
@@ -83,14 +83,14 @@ pub fn run(a: PlayArgs) -> Result<()> {
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         let mut out = std::io::stdout().lock();
-        let (end, plies) = db::play::play(&db, g, start, human, a.hints, &mut input, &mut out)?;
+        let (end, plies) = bawo_db::play::play(&db, g, start, human, a.hints, &mut input, &mut out)?;
         match end {
-            db::play::PlayEnd::Finished { loser } => outln!(
+            bawo_db::play::PlayEnd::Finished { loser } => outln!(
                 "game over after {plies} plies: {} wins{}",
                 loser.other().letter(),
                 if loser == human { " (the engine)" } else { " (you)" }
             ),
-            db::play::PlayEnd::Quit => outln!("quit after {plies} plies"),
+            bawo_db::play::PlayEnd::Quit => outln!("quit after {plies} plies"),
         }
         Ok(())
     })

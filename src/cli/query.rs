@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use bawo::db::{self, coverage::ensure_covered, Database};
-use bawo::error::Result;
-use bawo::game::{Game, MoveOutcome};
-use bawo::with_game;
+use bawo_db::{self, coverage::ensure_covered, Database};
+use bawo_games::error::Result;
+use bawo_games::game::{Game, MoveOutcome};
+use bawo_games::with_game;
 
 use super::args::{print_json, GameArgs, PositionArgs};
 
@@ -39,7 +39,7 @@ pub fn run_query(a: QueryArgs) -> Result<()> {
         let pos = a.position.position(g)?;
         ensure_covered(&db, g, &pos, &a.db)?;
         super::open::warn_if_unfinished(&db);
-        let ans = db::query(&db, g, &pos)?;
+        let ans = bawo_db::query(&db, g, &pos)?;
         if a.json {
             print_json(&ans);
         } else {

@@ -2,10 +2,10 @@
 
 use clap::Args;
 
-use bawo::error::Result;
-use bawo::game::Game;
-use bawo::solve::reach::reach;
-use bawo::with_game;
+use bawo_games::error::Result;
+use bawo_games::game::Game;
+use bawo_games::with_game;
+use bawo_solve::reach::reach;
 
 use super::args::{print_json, GameArgs, PositionArgs};
 

@@ -1,11 +1,11 @@
-//! `serve`: the web explorer over finished databases (the server lives in [`bawo::serve`]).
+//! `serve`: the web explorer over finished databases (the server lives in [`bawo_serve`]).
 
 use std::path::PathBuf;
 
 use clap::Args;
 
-use bawo::error::Result;
-use bawo::serve::{serve, ServeConfig, DEFAULT_ADDR};
+use bawo_games::error::Result;
+use bawo_serve::{serve, ServeConfig, DEFAULT_ADDR};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {

@@ -4,15 +4,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use bawo::db::solve;
-use bawo::error::Result;
-use bawo::progress::{human_bytes, human_rate, Reporter};
-use bawo::solve::budget;
-use bawo::solve::estimate::estimate_run;
-use bawo::solve::mem_arg;
-use bawo::solve::request::SolveRequest;
-use bawo::solve::run::{SolveConfig, SolveReport};
-use bawo::{with_game, AnyGame};
+use crate::progress::{human_bytes, human_rate, Reporter};
+use bawo_db::{with_game, AnyGame};
+use bawo_games::error::Result;
+use bawo_solve::budget;
+use bawo_solve::estimate::estimate_run;
+use bawo_solve::mem_arg;
+use bawo_solve::request::SolveRequest;
+use bawo_solve::run::{SolveConfig, SolveReport};
+use bawo_solve::solve;
 
 use super::args::{print_json, usage, with_threads, GameArgs};
 use super::table;
@@ -73,13 +73,15 @@ pub struct SolveArgs {
     /// free space of --out or --tmp.
     #[arg(long = "no-disk-check")]
     pub no_disk_check: bool,
+    /// Compress each finished tier on a thread of its own while the next tier is solved
+    /// (where the memory budget holds both): auto (where the solver's threads leave a core
+    /// idle), always or never. The files are the same either way.
+    #[arg(long = "compress-beside", value_name = "WHEN", default_value = "auto",
+          value_parser = ["auto", "always", "never"])]
+    pub compress_beside: String,
 }
 
 pub fn run(a: SolveArgs) -> Result<()> {
-    #[cfg(feature = "mpi")]
-    if bawo::cluster::launched_by_mpi() {
-        return super::cluster::run(a);
-    }
     let threads = a.threads;
     run_with(a, &|game, cfg, reporter| {
         with_threads(threads, || with_game!(game, g => solve(g, cfg, reporter)))?
@@ -126,8 +128,13 @@ pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
         resume: a.resume,
         force: a.force,
         keep_tables: a.keep_tables,
-        wide_above: bawo::solve::run::NARROW_LIMIT,
+        wide_above: bawo_solve::run::NARROW_LIMIT,
         disk_check: !a.no_disk_check,
+        compress_beside: match a.compress_beside.as_str() {
+            "always" => Some(true),
+            "never" => Some(false),
+            _ => None,
+        },
     };
     if a.dry_run {
         let estimate = with_threads(
@@ -225,9 +232,9 @@ fn print_timings(report: &SolveReport) {
             t.in_tier_edges,
             t.ranges,
             t.held_ranges,
-            bawo::units::human_bytes(t.lower.in_memory),
-            bawo::units::human_bytes(t.lower.lower_bytes),
-            bawo::units::human_bytes(t.lower.held),
+            bawo_games::units::human_bytes(t.lower.in_memory),
+            bawo_games::units::human_bytes(t.lower.lower_bytes),
+            bawo_games::units::human_bytes(t.lower.held),
             100.0 * t.lower.sampled_hits
         );
     }

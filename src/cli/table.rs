@@ -50,10 +50,10 @@ macro_rules! counted {
 }
 
 counted!(
-    bawo::solve::Summary,
-    bawo::solve::TierCounts,
-    bawo::db::stats::Stats,
-    bawo::db::stats::TierStats
+    bawo_solve::Summary,
+    bawo_solve::TierCounts,
+    bawo_db::stats::Stats,
+    bawo_db::stats::TierStats
 );
 
 /// The row of one tier, labelled with its seeds.

@@ -1,0 +1,125 @@
+//! What a solved tier counts (the manifest records it) and how long its phases took.
+
+use std::time::Duration;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use bawo_games::game::POSITIONS_PER_ENTRY;
+use bawo_games::value::{Entry, Value};
+
+/// Counts of one solved tier (values for the side to move). The manifest records the counts
+/// of the stored entries (`states` is the table's length); what users are shown counts the
+/// positions of both sides, [`TierCounts::both_sides`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierCounts {
+    pub seeds: u32,
+    pub states: u64,
+    pub win: u64,
+    pub loss: u64,
+    pub draw: u64,
+    pub max_depth: u32,
+}
+
+impl TierCounts {
+    /// The counts of the positions the entries stand for, either side to move: each entry is
+    /// a position with A to move and its mirror with B to move, which has the same value and
+    /// depth, so every count but the longest depth is multiplied.
+    pub fn both_sides(&self) -> TierCounts {
+        TierCounts {
+            seeds: self.seeds,
+            states: self.states * POSITIONS_PER_ENTRY,
+            win: self.win * POSITIONS_PER_ENTRY,
+            loss: self.loss * POSITIONS_PER_ENTRY,
+            draw: self.draw * POSITIONS_PER_ENTRY,
+            max_depth: self.max_depth,
+        }
+    }
+
+    /// Adds a run of final entries.
+    pub fn add(&mut self, entries: &[u16]) {
+        let part = entries
+            .par_chunks(1 << 16)
+            .map(|chunk| {
+                let mut c = [0u64; 3];
+                let mut max = 0;
+                for &e in chunk {
+                    let e = Entry(e);
+                    match e.value() {
+                        Some(Value::Win) => c[0] += 1,
+                        Some(Value::Loss) => c[1] += 1,
+                        _ => c[2] += 1,
+                    }
+                    max = max.max(e.depth().unwrap_or(0));
+                }
+                (c, max)
+            })
+            .reduce(
+                || ([0; 3], 0),
+                |a, b| {
+                    (
+                        [a.0[0] + b.0[0], a.0[1] + b.0[1], a.0[2] + b.0[2]],
+                        a.1.max(b.1),
+                    )
+                },
+            );
+        self.states += entries.len() as u64;
+        self.win += part.0[0];
+        self.loss += part.0[1];
+        self.draw += part.0[2];
+        self.max_depth = self.max_depth.max(part.1);
+    }
+}
+
+/// What solving one tier cost in disk, for reports and for cutting both.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TierIo {
+    pub seeds: u32,
+    /// Bytes the process wrote while it solved the tier: work files (also those deleted before
+    /// they reached the disk), raw table, compressed file.
+    pub bytes_written: u64,
+    /// The run's disk at the tier's end, before its work files are removed: finished tiers,
+    /// this tier's work files, table and compressed file.
+    pub peak_disk: u64,
+}
+
+/// Time and volume of each phase of a tier, for reports and benchmarks.
+#[derive(Debug, Clone, Default)]
+pub struct TierTimings {
+    pub successors: Duration,
+    pub predecessors: Duration,
+    pub attractor: Duration,
+    pub finish: Duration,
+    /// Process CPU time of each phase (successors, predecessors, attractor, finish): with
+    /// the wall times above, how many cores each phase kept busy.
+    pub cpu: [Duration; 4],
+    pub in_tier_edges: u64,
+    pub levels: u32,
+    pub ranges: u64,
+    /// Bytes of the tier's work files at their largest (sampled after each phase's units of
+    /// work), with its raw table at the end: the tier's own part of the run's peak disk.
+    pub peak_work_disk: u64,
+    /// Lower tiers held in memory during the successor pass.
+    pub lower: CopySummary,
+    /// Time compressing the tier's table into the database's file.
+    pub compress: Duration,
+    /// The tier was compressed on a thread of its own beside the next tier's solve (else
+    /// before the next tier started).
+    pub compressed_beside: bool,
+    /// Ranges whose cells the attractor held in memory (out of core, [`super::held`]).
+    pub held_ranges: u64,
+}
+
+/// How much of the lower tiers one pass holds in memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CopySummary {
+    /// Bytes of lower tiers in all.
+    pub lower_bytes: u64,
+    /// Bytes of lower tiers' entries (2 each) that the pass finds in memory: copies and
+    /// tables already in memory.
+    pub in_memory: u64,
+    /// Bytes those take in memory (copies coded in a byte an entry take half).
+    pub held: u64,
+    /// Share of the sampled lookups that the memory serves.
+    pub sampled_hits: f64,
+}

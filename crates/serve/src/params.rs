@@ -1,0 +1,200 @@
+//! Query strings of the API turned into positions, with the errors the client sees.
+//!
+//! The parameters are those of the command line, spelled as URL keys: `board`, `to_move`,
+//! `hands`, `houses`, `start` and `after` (moves played first, comma-separated). Unknown keys
+//! are refused, so a typo is a 400 rather than a silently different position.
+
+use axum::http::StatusCode;
+use serde::Deserialize;
+
+use super::served::Lookup;
+use bawo_games::error::Error;
+use bawo_games::game::{Game, InputError, MoveOutcome, PositionSpec, Side};
+
+/// Longest query string accepted; a board of 48 pits with 3-digit counts is under 200 bytes.
+pub const MAX_QUERY: usize = 2048;
+/// Most plies `/api/line` plays (and the default).
+pub const MAX_LINE: usize = 1000;
+
+/// An error as the API returns it: a status and a one-line message (`{"error": ...}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+
+    pub fn not_found(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::NOT_FOUND,
+            message: message.into(),
+        }
+    }
+
+    pub fn internal(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<Error> for ApiError {
+    /// Input errors are the client's (400); anything else is the server's (500), as the
+    /// command line splits exit codes 2 and 1.
+    fn from(e: Error) -> ApiError {
+        if e.is_input() {
+            ApiError::bad_request(e.to_string())
+        } else {
+            ApiError::internal(e.to_string())
+        }
+    }
+}
+
+impl From<InputError> for ApiError {
+    fn from(e: InputError) -> ApiError {
+        ApiError::bad_request(e.0)
+    }
+}
+
+impl From<Lookup> for ApiError {
+    fn from(l: Lookup) -> ApiError {
+        match l {
+            Lookup::Missing(names) => ApiError::bad_request(format!(
+                "several databases are served: give db= (one of {})",
+                names.join(", ")
+            )),
+            Lookup::Unknown(name, names) => ApiError::not_found(format!(
+                "no database named '{name}' is served (served: {})",
+                names.join(", ")
+            )),
+        }
+    }
+}
+
+/// The query string of the position endpoints.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PositionQuery {
+    pub db: Option<String>,
+    pub board: Option<String>,
+    pub to_move: Option<String>,
+    pub hands: Option<String>,
+    pub houses: Option<String>,
+    /// `1` or `true`: the game's opening position instead of `board`.
+    pub start: Option<String>,
+    pub after: Option<String>,
+    /// `/api/line` only: most plies to play.
+    pub limit: Option<String>,
+}
+
+/// The query string of the database endpoints.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DbQuery {
+    pub db: Option<String>,
+}
+
+fn flag(text: &Option<String>, key: &str) -> Result<bool, ApiError> {
+    match text.as_deref().map(str::trim) {
+        None | Some("0") | Some("false") => Ok(false),
+        Some("") | Some("1") | Some("true") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!("{key}={other}: give 1 or 0"))),
+    }
+}
+
+impl PositionQuery {
+    /// The position these parameters describe in game `g`.
+    pub fn position<G: Game>(&self, g: &G) -> Result<G::Position, ApiError> {
+        let start = flag(&self.start, "start")?;
+        let mut pos = if start {
+            if self.board.is_some() || self.hands.is_some() || self.houses.is_some() {
+                return Err(ApiError::bad_request(
+                    "start=1 replaces board, hands and houses: give one or the other",
+                ));
+            }
+            g.start_position().ok_or_else(|| {
+                ApiError::bad_request(format!(
+                    "{} has no standard opening position; give board=",
+                    g.name()
+                ))
+            })?
+        } else {
+            let board = self.board.as_deref().ok_or_else(|| {
+                ApiError::bad_request("give board= (pit counts, comma-separated) or start=1")
+            })?;
+            let spec = PositionSpec {
+                board: board.to_string(),
+                to_move: Side::parse(self.to_move.as_deref().unwrap_or("A"))?,
+                hands: self.hands.clone(),
+                houses: self.houses.clone(),
+            };
+            g.parse_position(&spec)?
+        };
+        for text in self
+            .after
+            .iter()
+            .flat_map(|a| a.split(','))
+            .filter(|t| !t.trim().is_empty())
+        {
+            let m = g.find_move(&pos, text)?;
+            pos = match m.outcome {
+                MoveOutcome::Position(q) => q,
+                MoveOutcome::MoverLoses => {
+                    return Err(ApiError::bad_request(format!(
+                        "after: {} loses at once for the mover; no position follows",
+                        m.label
+                    )))
+                }
+            };
+        }
+        Ok(pos)
+    }
+
+    /// `limit` for `/api/line`: 1..=[`MAX_LINE`], default [`MAX_LINE`].
+    pub fn line_limit(&self) -> Result<usize, ApiError> {
+        match self.limit.as_deref() {
+            None => Ok(MAX_LINE),
+            Some(t) => match t.trim().parse::<usize>() {
+                Ok(n) if (1..=MAX_LINE).contains(&n) => Ok(n),
+                _ => Err(ApiError::bad_request(format!(
+                    "limit={t}: give a number of plies from 1 to {MAX_LINE}"
+                ))),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_parse() {
+        assert!(!flag(&None, "start").unwrap());
+        assert!(flag(&Some("1".into()), "start").unwrap());
+        assert!(flag(&Some("".into()), "start").unwrap());
+        assert!(!flag(&Some("0".into()), "start").unwrap());
+        assert!(flag(&Some("yes please".into()), "start").is_err());
+    }
+
+    #[test]
+    fn line_limits_are_bounded() {
+        let q = |l: &str| PositionQuery {
+            limit: Some(l.into()),
+            ..Default::default()
+        };
+        assert_eq!(PositionQuery::default().line_limit().unwrap(), MAX_LINE);
+        assert_eq!(q("5").line_limit().unwrap(), 5);
+        for bad in ["0", "1001", "-1", "x", ""] {
+            assert!(q(bad).line_limit().is_err(), "{bad}");
+        }
+    }
+}

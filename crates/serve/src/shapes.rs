@@ -1,0 +1,225 @@
+//! The JSON objects of the API. `/api/query` and `/api/stats` serialize the library's own
+//! answers ([`bawo_db::QueryAnswer`], [`bawo_db::stats::Stats`]) as `bawo query --json`
+//! and `bawo stats --json` do; [`MovesJson`] repeats the shape of `bawo moves --json`
+//! (`tests/serve_api.rs` compares both with the binary's output, so the copies cannot drift).
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
+
+use super::served::ServedDb;
+use bawo_db::coverage::ensure_covered;
+use bawo_games::error::Error;
+use bawo_games::game::{AnyGame, Game, GameParams, MoveOutcome};
+use bawo_games::value::Value;
+
+/// One legal move and where it leads, as `bawo moves --json` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveJson {
+    #[serde(rename = "move")]
+    pub label: String,
+    pub board: Vec<u32>,
+    pub to_move: &'static str,
+    pub captured: u32,
+    pub discarded: u32,
+    /// Set when playing the move loses at once (no board follows).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mover_loses: bool,
+    /// Game-specific fields of the resulting position (Bao: hands, houses).
+    #[serde(flatten)]
+    pub extra: Map<String, Json>,
+}
+
+/// `bawo moves --json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct MovesJson {
+    pub moves: Vec<MoveJson>,
+}
+
+/// The legal moves of `pos` with the positions they lead to.
+pub fn moves_json<G: Game>(g: &G, pos: &G::Position) -> MovesJson {
+    let moves = g
+        .moves(pos)
+        .into_iter()
+        .map(|m| match m.outcome {
+            MoveOutcome::Position(q) => MoveJson {
+                label: m.label,
+                board: g.board_counts(&q),
+                to_move: g.side_to_move(&q).letter(),
+                captured: m.captured,
+                discarded: m.discarded,
+                mover_loses: false,
+                extra: g.position_fields(&q),
+            },
+            MoveOutcome::MoverLoses => MoveJson {
+                label: m.label,
+                board: g.board_counts(pos),
+                to_move: g.side_to_move(pos).other().letter(),
+                captured: m.captured,
+                discarded: m.discarded,
+                mover_loses: true,
+                extra: Map::new(),
+            },
+        })
+        .collect();
+    MovesJson { moves }
+}
+
+/// A position as the page draws it (`/api/position`).
+#[derive(Debug, Clone, Serialize)]
+pub struct PositionJson {
+    pub board: Vec<u32>,
+    pub to_move: &'static str,
+    /// Whether the database holds this position's value.
+    pub covered: bool,
+    /// The text drawing of `bawo query`.
+    pub text: String,
+    #[serde(flatten)]
+    pub extra: Map<String, Json>,
+}
+
+pub fn position_json<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> PositionJson {
+    PositionJson {
+        board: g.board_counts(pos),
+        to_move: g.side_to_move(pos).letter(),
+        covered: covered(d, g, pos).is_ok(),
+        text: g.render(pos),
+        extra: g.position_fields(pos),
+    }
+}
+
+/// Refuses (400) a position the served database holds no table for, as `bawo query` does
+/// ([`ensure_covered`]: an unfinished run says which tiers are finished), naming the database
+/// by its served name.
+pub fn covered<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> Result<(), Error> {
+    ensure_covered(&d.db, g, pos, Path::new(&d.name))
+}
+
+/// One tier's counts in `/api/dbs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TierJson {
+    pub tier: u32,
+    pub seeds: u32,
+    pub states: u64,
+    pub win: u64,
+    pub loss: u64,
+    pub draw: u64,
+    pub max_depth: u32,
+}
+
+/// One database in `/api/dbs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DbJson {
+    pub name: String,
+    /// `bawo`, `kigogo` or `bao`.
+    pub game: &'static str,
+    /// The full descriptor line, e.g. `bawo n=2 lap-cap=64 kichwa=off capture=any`.
+    pub descriptor: String,
+    /// Bawo's half-width (4n pits); absent for the fixed boards.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lap_cap: Option<u64>,
+    pub rules: String,
+    pub pits: usize,
+    /// Seed budget of the solve.
+    pub seeds: u32,
+    pub complete: bool,
+    pub states: u64,
+    pub win: u64,
+    pub loss: u64,
+    pub draw: u64,
+    pub tiers: Vec<TierJson>,
+    /// The opening position, where the game has one.
+    pub start: Option<PositionJson>,
+}
+
+pub fn db_json(d: &ServedDb) -> DbJson {
+    let m = d.db.manifest();
+    let params = GameParams::from_descriptor(&m.game).unwrap_or_default();
+    let tiers: Vec<TierJson> = m
+        .tiers
+        .iter()
+        .map(|r| {
+            // Positions of both sides to move, as `solve` and `stats` count them.
+            let c = r.counts.both_sides();
+            TierJson {
+                tier: r.tier,
+                seeds: c.seeds,
+                states: c.states,
+                win: c.win,
+                loss: c.loss,
+                draw: c.draw,
+                max_depth: c.max_depth,
+            }
+        })
+        .collect();
+    let n: Option<u32> = params.get("n").and_then(|v| v.parse().ok());
+    let lap_cap: Option<u64> = params.get("lap-cap").and_then(|v| v.parse().ok());
+    let pits = match d.db.game() {
+        AnyGame::Bawo(_) => 4 * n.unwrap_or(0) as usize,
+        AnyGame::Kigogo(_) => 48,
+        AnyGame::Bao(_) => 32,
+    };
+    let start = bawo_games::with_game!(d.db.game(), g => {
+        g.start_position().map(|p| position_json(d, g, &p))
+    });
+    DbJson {
+        name: d.name.clone(),
+        game: d.db.game().name(),
+        descriptor: m.game.clone(),
+        n,
+        lap_cap,
+        rules: params.rules.unwrap_or_default(),
+        pits,
+        seeds: m.seeds,
+        complete: d.db.is_complete(),
+        states: tiers.iter().map(|t| t.states).sum(),
+        win: tiers.iter().map(|t| t.win).sum(),
+        loss: tiers.iter().map(|t| t.loss).sum(),
+        draw: tiers.iter().map(|t| t.draw).sum(),
+        tiers,
+        start,
+    }
+}
+
+/// One ply of the perfect-play line: the move, its value for the player who made it, and
+/// the position it leads to.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlyJson {
+    #[serde(rename = "move")]
+    pub label: String,
+    pub value: Value,
+    pub depth: Option<u32>,
+    pub board: Vec<u32>,
+    pub to_move: &'static str,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub mover_loses: bool,
+    #[serde(flatten)]
+    pub extra: Map<String, Json>,
+}
+
+/// Why the line stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineEnd {
+    /// The side to move has no legal move: it has lost.
+    NoLegalMove,
+    /// The last move loses at once for the player who made it.
+    MoverLoses,
+    /// A drawn line came back to a position already on it.
+    Cycle,
+    /// The ply limit was reached.
+    Limit,
+}
+
+/// `/api/line`.
+#[derive(Debug, Clone, Serialize)]
+pub struct LineJson {
+    /// The start position's value and depth for its side to move.
+    pub value: Value,
+    pub depth: Option<u32>,
+    pub plies: Vec<PlyJson>,
+    pub end: LineEnd,
+}

@@ -1,0 +1,124 @@
+//! Sizing a run before starting it (`solve --dry-run`): positions per tier, the memory plan's
+//! ranges, the disk a run holds at its peak and at its end, the bytes it writes, and its time,
+//! from a short timed sample of the largest tier. Nothing is written and nothing is locked.
+//!
+//! Disk and time are estimates from a model of the solver (bytes per position of each work
+//! file, in [`super::space`], edges per position from the planner's sample, solve time as a
+//! multiple of the bare successor pass); the real figures of a solve are in its per-tier report (`solve --json`).
+
+use serde::Serialize;
+
+use super::budget::{MemoryPlan, TierShape};
+use super::run::{plan_shapes, tier_shapes, SolveConfig};
+use super::sample::{solve_time, time_sample, TimeSample};
+use super::space::{tier_disk, TierDisk};
+use bawo_games::error::Result;
+use bawo_games::game::Game;
+
+/// One tier of a planned run.
+#[derive(Debug, Clone, Serialize)]
+pub struct TierEstimate {
+    pub seeds: u32,
+    /// Positions of both sides to move (what the solve's counts will add up to).
+    pub states: u64,
+    /// Positions the tier's table stores.
+    pub stored: u64,
+    pub range_bits: u32,
+    pub ranges: u64,
+    /// In-tier edges per stored position, from the planner's sample (with its margin).
+    pub edges_per_position: f64,
+    /// Disk of the tier's work files at their largest.
+    pub work_disk: u64,
+    /// Bytes the tier writes: work files (some of them more than once), raw table, compressed
+    /// file.
+    pub bytes_written: u64,
+    /// Disk of the run while this tier is solved: finished tiers below, this tier's work files,
+    /// raw table and compressed file.
+    pub peak_disk: u64,
+    pub seconds: f64,
+}
+
+/// A planned run, as `solve --dry-run` prints it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunEstimate {
+    pub states: u64,
+    pub stored: u64,
+    pub budget: u64,
+    pub threads: usize,
+    pub peak_disk: u64,
+    /// Disk the finished run holds: compressed files (and raw tables with `--keep-tables`).
+    pub final_disk: u64,
+    pub bytes_written: u64,
+    pub seconds: f64,
+    pub sample: TimeSample,
+    pub tiers: Vec<TierEstimate>,
+}
+
+/// Plans the run `cfg` asks for and estimates what it will cost, writing nothing.
+pub fn estimate_run<G: Game>(game: &G, cfg: &SolveConfig) -> Result<RunEstimate> {
+    let tiers = game.tiers_up_to(cfg.seeds)?;
+    let shapes = tier_shapes(game, &tiers, cfg)?;
+    let plan = plan_shapes(&shapes, cfg)?;
+    let sample = time_sample(game, &plan);
+    let threads = rayon::current_num_threads();
+    Ok(estimate_from(
+        game,
+        &shapes,
+        &plan,
+        sample,
+        threads,
+        cfg.keep_tables,
+    ))
+}
+
+fn estimate_from<G: Game>(
+    game: &G,
+    shapes: &[TierShape],
+    plan: &MemoryPlan,
+    sample: TimeSample,
+    threads: usize,
+    keep_tables: bool,
+) -> RunEstimate {
+    let mut tiers = Vec::with_capacity(shapes.len());
+    let (mut below, mut peak, mut written, mut bdb_total, mut table_total) = (0u64, 0, 0, 0, 0);
+    for (shape, tp) in shapes.iter().zip(&plan.tiers) {
+        let stored = tp.states;
+        let TierDisk {
+            work,
+            table,
+            bdb,
+            written: tier_written,
+        } = tier_disk(shape, tp);
+        let during = below + work + table + bdb;
+        peak = peak.max(during);
+        below += table + bdb;
+        written += tier_written;
+        bdb_total += bdb;
+        table_total += table;
+        tiers.push(TierEstimate {
+            seeds: game.tier_seeds(tp.tier),
+            states: stored * bawo_games::game::POSITIONS_PER_ENTRY,
+            stored,
+            range_bits: tp.range_bits,
+            ranges: tp.ranges,
+            edges_per_position: shape.edges_per_position,
+            work_disk: work,
+            bytes_written: tier_written,
+            peak_disk: during,
+            seconds: solve_time(&sample, stored, threads).as_secs_f64(),
+        });
+    }
+    let stored: u64 = tiers.iter().map(|t| t.stored).sum();
+    RunEstimate {
+        states: tiers.iter().map(|t| t.states).sum(),
+        stored,
+        budget: plan.budget,
+        threads,
+        peak_disk: peak,
+        final_disk: bdb_total + if keep_tables { table_total } else { 0 },
+        bytes_written: written,
+        seconds: solve_time(&sample, stored, threads).as_secs_f64(),
+        sample,
+        tiers,
+    }
+}

@@ -1,0 +1,479 @@
+//! Solving every tier of a seed budget into a run directory, resumably.
+//!
+//! The run directory holds `manifest.json`, one finished table per tier (`tier-KKKK.tbl`) and its
+//! compressed file (`tier-KKKK.bdb`), a `lock` file, and the work files of the tier in progress
+//! (under `work/` unless `--tmp` puts them elsewhere). A finished run keeps only the compressed
+//! files and the manifest (unless told to keep the raw tables): extending it to more seeds decodes
+//! the raw tables of its tiers again. A run refuses a directory holding another game's solve,
+//! refuses to start over an unfinished run unless told to resume it (`--resume`) or discard it
+//! (`--force`), and resumes by skipping finished tiers and continuing the tier in progress from its
+//! checkpoint.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::budget::{MemoryPlan, TierShape};
+use super::checkpoint::{Checkpoints, Manifest, TierRecord};
+use super::compress::{beside_by_default, compress_missing, compress_now, Background};
+use super::counts::{TierCounts, TierIo};
+use super::disk::{dir_bytes, is_under, process_bytes_written};
+use super::flags::{flags_file, AnchoredBits, TierFlags};
+pub use super::graph::NARROW_LIMIT;
+use super::open::{adopt_budget, open_run, usable_checkpoint, work_root, Opened};
+use super::owned::{remove_file_if_present, remove_raw_tables, Owned};
+use super::pass::estimate_in_tier_degree;
+use super::restore::restore_finished;
+use super::sample::{solve_time, time_sample};
+pub use super::sink::{StoredTier, TierSink};
+use super::tables::{resident_if_it_fits, Tables};
+use super::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
+use super::work::remove_work_dir;
+use bawo_games::error::{Error, Result};
+use bawo_games::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
+use bawo_store::manifest::table_file;
+use bawo_store::{fingerprint, lock, table};
+
+pub use super::config::{RunProgress, SolveConfig, SolveReport, Summary};
+
+/// Refuses to make a run directory of a directory that holds something else: the solver
+/// later deletes what it created there, and must never mistake a user's files for its own.
+fn refuse_foreign_dir(out: &Path) -> Result<()> {
+    if !out.is_dir() || Manifest::path(out).exists() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
+    for e in entries {
+        let e = e.map_err(|e| Error::io(out, e))?;
+        // The lock (and ledger) of a run that stopped before writing its first manifest.
+        if e.file_name() != "lock" && e.file_name() != bawo_store::ledger::FILE {
+            return Err(Error::Input(InputError::new(format!(
+                "{} is not empty and holds no bawo run; give --out a new or empty directory",
+                out.display()
+            ))));
+        }
+    }
+    Ok(())
+}
+
+/// The memory plan of every tier of a run, made before any work: a budget too small for any
+/// of them is refused here, not after the tiers below it were solved.
+pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<MemoryPlan> {
+    plan_shapes(&tier_shapes(game, tiers, cfg)?, cfg)
+}
+
+/// Each tier's size and estimated in-tier edges per position, as the planner sees them.
+pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<Vec<TierShape>> {
+    let mut shapes = Vec::with_capacity(tiers.len());
+    let wide_above = bawo_store::fault::wide_above().unwrap_or(cfg.wide_above);
+    for &tier in tiers {
+        let states = game.tier_size(tier)?;
+        shapes.push(TierShape {
+            tier,
+            states,
+            // The sample's estimate with a margin: tiers vary within themselves.
+            edges_per_position: estimate_in_tier_degree(game, tier, states) * 1.25,
+            wide: states > wide_above.min(NARROW_LIMIT),
+        });
+    }
+    Ok(shapes)
+}
+
+/// The memory plan of tiers of the given shapes under `cfg`'s budget.
+pub fn plan_shapes(shapes: &[TierShape], cfg: &SolveConfig) -> Result<MemoryPlan> {
+    let threads = rayon::current_num_threads();
+    Ok(MemoryPlan::new(
+        cfg.budget,
+        cfg.range_bits,
+        threads,
+        shapes,
+    )?)
+}
+
+/// Solves one tier of a run and writes its table at the task's path: [`InProcess`] in this
+/// process, or another solver that shares the work (the cluster's, across MPI ranks). The
+/// run around it (manifest, ledger, lower tiers, compressed files) is the same for all.
+pub trait TierSolver<G: Game> {
+    fn solve_tier(
+        &self,
+        game: &G,
+        task: TierTask<'_>,
+        lower: &Lower<'_>,
+        opts: &TierOptions,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<SolvedTier>;
+
+    /// Whether a finished tier may be compressed while the next one is solved (where the
+    /// memory plan holds both). A solver that needs every lower tier's compressed file
+    /// before it starts the next tier says no.
+    fn compresses_beside(&self) -> bool {
+        true
+    }
+}
+
+/// The single-process tier solver, [`solve_tier`].
+pub struct InProcess;
+
+impl<G: Game> TierSolver<G> for InProcess {
+    fn solve_tier(
+        &self,
+        game: &G,
+        task: TierTask<'_>,
+        lower: &Lower<'_>,
+        opts: &TierOptions,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<SolvedTier> {
+        solve_tier(game, task, lower, opts, ckpt, progress)
+    }
+}
+
+/// Solves every tier of `cfg.seeds` in order, writing each finished table, what `sink` makes
+/// of it, and the manifest.
+pub fn solve<G: Game>(
+    game: &G,
+    cfg: &SolveConfig,
+    progress: &dyn RunProgress,
+    sink: &dyn TierSink,
+) -> Result<SolveReport> {
+    solve_with(game, cfg, progress, sink, &InProcess)
+}
+
+/// [`solve`] with each unfinished tier solved by `solver`.
+pub fn solve_with<G: Game>(
+    game: &G,
+    cfg: &SolveConfig,
+    progress: &dyn RunProgress,
+    sink: &dyn TierSink,
+    solver: &dyn TierSolver<G>,
+) -> Result<SolveReport> {
+    let start = Instant::now();
+    let tiers = game.tiers_up_to(cfg.seeds)?;
+    let shapes = tier_shapes(game, &tiers, cfg)?;
+    let plan = plan_shapes(&shapes, cfg)?;
+    let fp = fingerprint(&game.descriptor());
+    if cfg.disk_check {
+        check_disk(&shapes, &plan, cfg)?;
+    }
+    if !cfg.resume {
+        refuse_foreign_dir(&cfg.out)?;
+    }
+    std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
+    let _lock = lock::acquire(&cfg.out)?;
+    let mut owned = Owned::open(&cfg.out, &|l| progress.notice(l))?;
+    let work_root = work_root(cfg)?;
+    let mut manifest = match open_run(game, cfg, &tiers, &work_root, &mut owned, progress)? {
+        Opened::Finished(summary) => {
+            return Ok(SolveReport {
+                summary,
+                already_done: true,
+                wall: start.elapsed(),
+                ..Default::default()
+            })
+        }
+        Opened::Run(m) => m,
+    };
+    owned.dir_if_new(&work_root)?;
+    let opts = TierOptions {
+        plan,
+        checkpoint_every: cfg.checkpoint_every,
+        work_root,
+    };
+    let mut tables = Tables::bounded(opts.plan.resident_lower);
+    let (resumed_tiers, mut missing) = restore_finished(
+        game,
+        &cfg.out,
+        sink,
+        &manifest,
+        &tiers,
+        &opts,
+        &mut owned,
+        &mut tables,
+        fp,
+        &|l| progress.notice(l),
+    )?;
+    // Only now, with every finished tier checked, does the manifest take this run's budget:
+    // a resume refused by those checks leaves the manifest as it was.
+    adopt_budget(&mut manifest, cfg)?;
+    let mut report = SolveReport {
+        resumed_tiers,
+        ..Default::default()
+    };
+    let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
+    let done: u64 = opts
+        .plan
+        .tiers
+        .iter()
+        .filter(|t| manifest.record(t.tier).is_some())
+        .map(|t| t.states)
+        .sum();
+    let threads = rayon::current_num_threads();
+    // The run line counts positions of both sides, as every count printed does.
+    progress.run_started(
+        total * POSITIONS_PER_ENTRY,
+        done * POSITIONS_PER_ENTRY,
+        solve_time(&time_sample(game, &opts.plan), total - done, threads),
+    );
+    let mut ckpt = Checkpoints {
+        manifest: &mut manifest,
+        dir: &cfg.out,
+        every: cfg.checkpoint_every,
+        last: Instant::now(),
+        taken: 0,
+    };
+    let beside =
+        solver.compresses_beside() && cfg.compress_beside.unwrap_or_else(beside_by_default);
+    std::thread::scope(|scope| -> Result<()> {
+        // The tier being compressed on a thread of its own while the next one is solved.
+        // A run stopped by an error waits for it at the scope's end; its file, if written,
+        // stays unrecorded, and a resumed run compresses that tier again.
+        let mut pending: Option<Background<'_>> = None;
+        for (i, &tier) in tiers.iter().enumerate() {
+            if ckpt.manifest.record(tier).is_some() {
+                continue;
+            }
+            let t0 = Instant::now();
+            let written0 = process_bytes_written();
+            // The finished tiers' files (the run directory without work files), which the
+            // tier's work files add to.
+            let base_disk = dir_bytes(&cfg.out).saturating_sub(dir_bytes(&cfg.out.join("work")));
+            let size = game.tier_size(tier)?;
+            progress.tier_started(tier, game.tier_seeds(tier), size);
+            let resume = usable_checkpoint(ckpt.manifest.current.take(), tier, progress)?;
+            // Where the tier's work files are: a checkpoint's own folder (checked when the run
+            // was opened: this run's, or one under the --tmp it was started with), or this run's.
+            let work = match &resume {
+                Some(c) => c.work.clone(),
+                None => opts.work_root.join(format!("tier-{tier:04}")),
+            };
+            let file = table_file(tier);
+            let path = cfg.out.join(&file);
+            owned.file(&file)?;
+            owned.file(&flags_file(tier))?;
+            if resume.is_none() {
+                owned.claim_work_dir(&work)?;
+            }
+            let lower = Lower { tables: &tables };
+            let task = TierTask {
+                tier,
+                resume,
+                table_path: &path,
+            };
+            let mut solved = solver.solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
+            // The tier below, compressed meanwhile: recorded with this one's record.
+            let mut below_bytes = 0;
+            if let Some(p) = pending.take() {
+                let tw = Instant::now();
+                below_bytes = join_beside(p, ckpt.manifest, &mut report, &mut owned)?;
+                report.compress += tw.elapsed();
+            }
+            // Tiers a killed run left without their compressed files, now that the resumed
+            // tier has passed its checks: recorded with this tier's record.
+            report.compress += compress_missing(
+                sink,
+                &cfg.out,
+                ckpt.manifest,
+                std::mem::take(&mut missing),
+                fp,
+                opts.plan.compress_workers,
+                &mut owned,
+                &|l| progress.notice(l),
+            )?;
+            // The distributable, compressed copy of the finished table: now, or on a thread of
+            // its own beside the next tier where the plan holds both (never the last tier).
+            let (_, data) = table::open_table(&path, tier, size, fp, false)?;
+            // A tier solved elsewhere (a cluster's workers) may come without flags.
+            let flags = TierFlags::open(&cfg.out.join(flags_file(tier)), size)?;
+            let bits = match &flags {
+                Some(f) => f.anchored_bits(),
+                None => AnchoredBits::compute(game, tier, size),
+            };
+            let next_beside = beside
+                && tiers
+                    .get(i + 1)
+                    .and_then(|&t| opts.plan.tier(t))
+                    .is_some_and(|t| t.compress_beside);
+            let (bdb, bytes) = if next_beside {
+                (None, solved.bytes)
+            } else {
+                let (bdb, took) = compress_now(
+                    sink,
+                    &cfg.out,
+                    tier,
+                    fp,
+                    &data,
+                    flags.as_ref(),
+                    opts.plan.compress_workers,
+                )?;
+                owned.file(&bdb.file)?;
+                report.compress += took;
+                solved.timings.compress = took;
+                (Some(bdb.clone()), solved.bytes + bdb.bytes)
+            };
+            ckpt.manifest.tiers.push(TierRecord {
+                tier,
+                counts: solved.counts.clone(),
+                file,
+                checksum: solved.header.checksum,
+                bdb,
+            });
+            // The tier's last checkpoint stays in the manifest until its work files are removed
+            // below: a run killed in between finds them by it, wherever they are.
+            let last = ckpt.manifest.current.take().filter(|c| c.tier == tier);
+            ckpt.save(last)?;
+            let io = tier_io(cfg, &work, base_disk, written0, below_bytes, bytes, &solved);
+            report.bytes_written += io.bytes_written;
+            let bytes_written = io.bytes_written;
+            report.tiers_io.push(io);
+            remove_work_dir(&work)?;
+            ckpt.manifest.current = None;
+            if next_beside {
+                pending = Some(Background::start(
+                    scope, sink, &cfg.out, tier, fp, data, flags,
+                )?);
+            }
+            let (_, data) = table::open_table(&path, tier, size, fp, false)?;
+            tables.insert(
+                tier,
+                resident_if_it_fits(data, opts.plan.lower_bytes(), &opts.plan)?,
+            );
+            tables.insert_anchored(tier, bits);
+            progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
+            report.timings.push((tier, solved.timings));
+        }
+        // Never left over where the last tier was solved by this run (it is compressed at
+        // once), but a finished run records every tier with its file.
+        if let Some(p) = pending.take() {
+            join_beside(p, ckpt.manifest, &mut report, &mut owned)?;
+        }
+        report.compress += compress_missing(
+            sink,
+            &cfg.out,
+            ckpt.manifest,
+            std::mem::take(&mut missing),
+            fp,
+            opts.plan.compress_workers,
+            &mut owned,
+            &|l| progress.notice(l),
+        )?;
+        Ok(())
+    })?;
+    drop(tables);
+    finish_run(cfg, &opts, &mut owned, &mut manifest, &tiers, &mut report)?;
+    report.wall = start.elapsed();
+    Ok(report)
+}
+
+/// The tier's bytes written and peak disk: the run's disk now (its work files are still
+/// there), or while the tier's work files were at their largest beside the finished tiers,
+/// whichever is more.
+fn tier_io(
+    cfg: &SolveConfig,
+    work: &Path,
+    base_disk: u64,
+    written0: Option<u64>,
+    below_bytes: u64,
+    bytes: u64,
+    solved: &SolvedTier,
+) -> TierIo {
+    let outside = if is_under(work, &cfg.out) {
+        0
+    } else {
+        dir_bytes(work)
+    };
+    let peak_disk = (dir_bytes(&cfg.out) + outside).max(base_disk + solved.timings.peak_work_disk);
+    // The compressed file of the tier below, written meanwhile, is that tier's.
+    let bytes_written = match (written0, process_bytes_written()) {
+        (Some(a), Some(b)) => b.saturating_sub(a).saturating_sub(below_bytes),
+        _ => bytes,
+    };
+    TierIo {
+        seeds: solved.counts.seeds,
+        bytes_written,
+        peak_disk,
+    }
+}
+
+/// A finished run made lean and marked complete: its work folders, flags files and (unless
+/// kept) raw tables removed, then the manifest saved complete.
+fn finish_run(
+    cfg: &SolveConfig,
+    opts: &TierOptions,
+    owned: &mut Owned,
+    manifest: &mut Manifest,
+    tiers: &[Tier],
+    report: &mut SolveReport,
+) -> Result<()> {
+    if opts.work_root.is_dir() {
+        let _ = std::fs::remove_dir(&opts.work_root);
+    }
+    // The flags files are work files of the run: a finished run holds none.
+    for r in &manifest.tiers {
+        remove_file_if_present(&cfg.out.join(flags_file(r.tier)))?;
+    }
+    // Before the run is marked complete: a run killed in between is resumed, and decodes the
+    // tables it needs from the compressed files again.
+    if !cfg.keep_tables {
+        remove_raw_tables(&cfg.out, manifest)?;
+    }
+    // The work folders and a --tmp folder the run made, now empty.
+    owned.remove_empty_dirs()?;
+    manifest.complete = true;
+    manifest.current = None;
+    manifest.save(&cfg.out)?;
+    report.final_disk = dir_bytes(&cfg.out);
+    let stored: Vec<TierCounts> = manifest
+        .tiers
+        .iter()
+        .filter(|r| tiers.contains(&r.tier))
+        .map(|r| r.counts.clone())
+        .collect();
+    report.summary = Summary::from_stored(&stored);
+    Ok(())
+}
+
+/// Refuses a run that the model says will not fit the free disk (before anything is
+/// written). Tiers a manifest in `cfg.out` records as finished are on disk already and cost
+/// nothing more (unless `--force` discards them first).
+fn check_disk(shapes: &[TierShape], plan: &MemoryPlan, cfg: &SolveConfig) -> Result<()> {
+    let finished: Vec<Tier> = match Manifest::load(&cfg.out) {
+        Ok(Some(m)) if !cfg.force => m.tiers.iter().map(|r| r.tier).collect(),
+        _ => Vec::new(),
+    };
+    let need = super::space::disk_need(shapes, plan, &|t| finished.contains(&t));
+    let work = cfg.tmp.clone().unwrap_or_else(|| cfg.out.join("work"));
+    super::space::check(need, &cfg.out, &work)
+}
+
+/// Waits for the tier compressed beside the next tier's solve and records its file in its
+/// manifest record (saved with the next tier's), in the ledger, and in the tier's report:
+/// its time, and its bytes, which the process wrote while the next tier was solved. Returns
+/// those bytes.
+fn join_beside(
+    pending: Background<'_>,
+    manifest: &mut Manifest,
+    report: &mut SolveReport,
+    owned: &mut Owned<'_>,
+) -> Result<u64> {
+    let tier = pending.tier;
+    let (bdb, took) = pending.join()?;
+    report.compress_beside += took;
+    let bytes = bdb.bytes;
+    owned.file(&bdb.file)?;
+    if let Some((_, t)) = report.timings.iter_mut().find(|(t, _)| *t == tier) {
+        t.compress = took;
+        t.compressed_beside = true;
+    }
+    if let Some(io) = report.tiers_io.last_mut() {
+        io.bytes_written += bdb.bytes;
+        io.peak_disk += bdb.bytes;
+    }
+    report.bytes_written += bdb.bytes;
+    let rec = manifest
+        .tiers
+        .iter_mut()
+        .find(|r| r.tier == tier)
+        .ok_or_else(|| Error::Internal(format!("tier {tier} compressed but not recorded")))?;
+    rec.bdb = Some(bdb);
+    Ok(bytes)
+}

@@ -1,0 +1,515 @@
+//! Append-only work files with a running CRC, the unit of intra-tier checkpoints.
+//!
+//! Workers append concurrently (through a lock, in large buffers). A checkpoint *commits* a
+//! log: its buffer is written and synced, and the committed length and the CRC-32 of the
+//! committed prefix go into the manifest. Resuming reopens the log, checks that prefix against
+//! the CRC, and cuts off whatever was appended after the checkpoint, so a resumed run writes
+//! exactly what an uninterrupted one would have.
+//!
+//! A log can be *held* ([`AppendLog::hold`]): it then keeps everything appended in memory until
+//! a commit (or an explicit flush) writes it, and readers get the bytes straight from memory.
+//! The tier solver holds its logs when a tier fits its budget in one range, so a tier that
+//! finishes between checkpoints never writes its edges and due lists at all.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use bawo_games::error::{Error, Result};
+
+/// Length and CRC-32 of a log's committed prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Committed {
+    pub len: u64,
+    pub crc: u32,
+}
+
+struct Inner {
+    file: File,
+    buf: Vec<u8>,
+    /// Keep appended bytes in memory until a commit or flush.
+    hold: bool,
+    /// Bytes written to the file (not counting `buf`).
+    written: u64,
+    /// Bytes known to be synced: a commit with nothing new skips its sync.
+    synced: u64,
+    crc: crc32fast::Hasher,
+    /// Offsets where an append began, at least [`MARK_EVERY`] bytes apart, from 0: each is
+    /// the start of a whole record of the log's own format, so the log can be cut there
+    /// into runs that readers take side by side ([`AppendLog::with_runs`]).
+    marks: Vec<u64>,
+}
+
+/// Least bytes between two [`Inner::marks`].
+const MARK_EVERY: u64 = 1 << 20;
+
+/// Buffer of each reader of a run ([`reader_at`]): one per worker at a time.
+const RUN_BUF: usize = 1 << 18;
+
+/// An append-only file shared by workers.
+pub struct AppendLog {
+    path: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+/// Buffered bytes per log before a write.
+const BUF: usize = 1 << 18;
+
+/// Buffered bytes of all unheld logs together beyond which every append writes its log's
+/// buffer: a tier out of core has a log per range and one per (level, range), hundreds or
+/// thousands of them, and a buffer each of up to `BUF` (256 KiB) would exceed the memory budget.
+/// The solver's plan counts this among its fixed overhead.
+pub const ALL_BUFFERS: u64 = 16 << 20;
+
+/// Bytes held now in the buffers of unheld logs.
+static BUFFERED: AtomicU64 = AtomicU64::new(0);
+
+impl AppendLog {
+    /// Creates (or empties) the log at `path`.
+    pub fn create(path: &Path) -> Result<AppendLog> {
+        // Read-write: held logs are read back through a map of the file.
+        let file = super::open_no_follow()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(AppendLog {
+            path: path.to_path_buf(),
+            inner: Mutex::new(Inner {
+                file,
+                buf: Vec::new(),
+                hold: false,
+                written: 0,
+                synced: 0,
+                crc: crc32fast::Hasher::new(),
+                marks: Vec::new(),
+            }),
+        })
+    }
+
+    /// Reopens a log at its committed state: the prefix must match `c`, the rest is cut off.
+    pub fn resume(path: &Path, c: Committed) -> Result<AppendLog> {
+        let io = |e| Error::io(path, e);
+        let mut file = super::open_no_follow()
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        let actual = file.metadata().map_err(io)?.len();
+        if actual < c.len {
+            return Err(Error::corrupt(
+                path,
+                format!(
+                    "checkpoint log has {actual} bytes, the manifest committed {}",
+                    c.len
+                ),
+            ));
+        }
+        let mut crc = crc32fast::Hasher::new();
+        let mut left = c.len;
+        let mut chunk = vec![0u8; 1 << 20];
+        while left > 0 {
+            let n = left.min(chunk.len() as u64) as usize;
+            file.read_exact(&mut chunk[..n]).map_err(io)?;
+            crc.update(&chunk[..n]);
+            left -= n as u64;
+        }
+        if crc.clone().finalize() != c.crc {
+            return Err(Error::corrupt(
+                path,
+                "checkpoint log does not match its checksum",
+            ));
+        }
+        file.set_len(c.len).map_err(io)?;
+        file.seek(SeekFrom::Start(c.len)).map_err(io)?;
+        Ok(AppendLog {
+            path: path.to_path_buf(),
+            inner: Mutex::new(Inner {
+                file,
+                buf: Vec::new(),
+                hold: false,
+                written: c.len,
+                synced: 0,
+                crc,
+                // The committed prefix ended with a whole append.
+                marks: if c.len == 0 {
+                    Vec::new()
+                } else {
+                    vec![0, c.len]
+                },
+            }),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Keeps appended bytes in memory until [`AppendLog::commit`] or [`AppendLog::flush`].
+    pub fn hold(self) -> Self {
+        let mut g = self.inner.lock().expect("log lock");
+        if !g.hold {
+            BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+        }
+        g.hold = true;
+        drop(g);
+        self
+    }
+
+    /// Calls `f` with every byte appended so far: from memory while nothing has been written,
+    /// else from a map of the file (after writing the buffer).
+    pub fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Result<R> {
+        let mut g = self.inner.lock().expect("log lock");
+        if g.written == 0 {
+            return Ok(f(&g.buf));
+        }
+        Self::write_buf(&mut g, &self.path)?;
+        if g.written == 0 {
+            return Ok(f(&[]));
+        }
+        // SAFETY: work files belong to this run (the run lock keeps others out) and nothing
+        // appends while the lock guard is held.
+        let map = unsafe { memmap2::Mmap::map(&g.file) }.map_err(|e| Error::io(&self.path, e))?;
+        Ok(f(&map))
+    }
+
+    /// Calls `f` with every byte appended so far where they are all in memory (nothing
+    /// written to the file yet); `None`, without calling `f`, where they are not. Appending
+    /// waits while `f` runs.
+    pub fn with_memory<R>(&self, f: impl FnOnce(&[u8]) -> R) -> Option<R> {
+        let g = self.inner.lock().expect("log lock");
+        (g.written == 0).then(|| f(&g.buf))
+    }
+
+    /// Calls `f` with a reader of every byte appended so far, from memory while nothing has
+    /// been written, else read sequentially from the file (after writing the buffer): unlike
+    /// [`AppendLog::with_bytes`], a large log is not mapped, so its pages never count as the
+    /// process's resident memory.
+    pub fn with_reader<R>(&self, f: impl FnOnce(&mut dyn Read) -> R) -> Result<R> {
+        let mut g = self.inner.lock().expect("log lock");
+        if g.written == 0 {
+            return Ok(f(&mut &g.buf[..]));
+        }
+        Self::write_buf(&mut g, &self.path)?;
+        let at = ReadAt {
+            file: &g.file,
+            pos: 0,
+            end: g.written,
+        };
+        Ok(f(&mut std::io::BufReader::with_capacity(1 << 20, at)))
+    }
+
+    /// Where the log's bytes are in its file (its buffer written first), calls `f` with the
+    /// file and runs of whole appends that cover it, at most `parts` of about equal bytes
+    /// (cut at [`Inner::marks`]), for readers to take side by side with [`reader_at`];
+    /// `None`, without calling `f`, where they are all in memory
+    /// ([`AppendLog::with_memory`] serves those). Appending waits while `f` runs.
+    pub fn with_runs<R>(
+        &self,
+        parts: usize,
+        f: impl FnOnce(&File, &[std::ops::Range<u64>]) -> R,
+    ) -> Result<Option<R>> {
+        let mut g = self.inner.lock().expect("log lock");
+        if g.written == 0 {
+            return Ok(None);
+        }
+        Self::write_buf(&mut g, &self.path)?;
+        let runs = runs_at(&g.marks, g.written, parts);
+        Ok(Some(f(&g.file, &runs)))
+    }
+
+    /// Deletes the log's file (emptied first, so its disk is freed even while the handle
+    /// lives) and drops what it holds: for a log that no checkpoint will name again.
+    pub fn discard(&self) -> Result<()> {
+        let mut g = self.inner.lock().expect("log lock");
+        if !g.hold {
+            BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+        }
+        g.buf = Vec::new();
+        g.file.set_len(0).map_err(|e| Error::io(&self.path, e))?;
+        match std::fs::remove_file(&self.path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&self.path, e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Appends `bytes` (whole, never interleaved with another worker's call).
+    pub fn append(&self, bytes: &[u8]) -> Result<()> {
+        let mut g = self.inner.lock().expect("log lock");
+        let start = g.written + g.buf.len() as u64;
+        if g.marks.last().is_none_or(|&m| start >= m + MARK_EVERY) {
+            g.marks.push(start);
+        }
+        g.crc.update(bytes);
+        if !g.hold && bytes.len() >= BUF {
+            // A large piece goes to the file as it is, after what is buffered: copying it
+            // into the buffer first would only cost a copy and fresh pages.
+            Self::write_buf(&mut g, &self.path)?;
+            crate::fault::check_write(bytes.len(), &self.path)?;
+            g.file
+                .write_all(bytes)
+                .map_err(|e| Error::io(&self.path, e))?;
+            g.written += bytes.len() as u64;
+            return Ok(());
+        }
+        g.buf.extend_from_slice(bytes);
+        if !g.hold {
+            let all =
+                BUFFERED.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
+            if g.buf.len() >= BUF || all > ALL_BUFFERS {
+                Self::write_buf(&mut g, &self.path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the buffer and frees its memory (an idle log holds none).
+    fn write_buf(g: &mut Inner, path: &Path) -> Result<()> {
+        if g.buf.is_empty() {
+            return Ok(());
+        }
+        let Inner { file, buf, .. } = g;
+        crate::fault::check_write(buf.len(), path)?;
+        file.write_all(buf).map_err(|e| Error::io(path, e))?;
+        g.written += g.buf.len() as u64;
+        if !g.hold {
+            BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+        }
+        g.buf = Vec::new();
+        Ok(())
+    }
+
+    /// Writes buffered bytes so the file can be read (no sync).
+    pub fn flush(&self) -> Result<()> {
+        let mut g = self.inner.lock().expect("log lock");
+        Self::write_buf(&mut g, &self.path)
+    }
+
+    /// Writes, syncs, and returns the committed state.
+    pub fn commit(&self) -> Result<Committed> {
+        let mut g = self.inner.lock().expect("log lock");
+        Self::write_buf(&mut g, &self.path)?;
+        if g.synced != g.written || g.written == 0 {
+            g.file.sync_data().map_err(|e| Error::io(&self.path, e))?;
+            g.synced = g.written;
+        }
+        Ok(Committed {
+            len: g.written,
+            crc: g.crc.clone().finalize(),
+        })
+    }
+
+    /// Bytes appended so far.
+    pub fn len(&self) -> u64 {
+        let g = self.inner.lock().expect("log lock");
+        g.written + g.buf.len() as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Cuts `0..end` at some of `marks` (sorted, from 0) into at most `parts` runs of about
+/// `end / parts` bytes or more.
+fn runs_at(marks: &[u64], end: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
+    let goal = end.div_ceil(parts.max(1) as u64).max(1);
+    let mut runs = Vec::new();
+    let mut start = 0u64;
+    for &m in marks.iter().filter(|&&m| m > 0 && m < end) {
+        if m - start >= goal {
+            runs.push(start..m);
+            start = m;
+        }
+    }
+    if start < end {
+        runs.push(start..end);
+    }
+    runs
+}
+
+/// A buffered reader of bytes `run` of `file` (a run of [`AppendLog::with_runs`]).
+pub fn reader_at(file: &File, run: std::ops::Range<u64>) -> impl Read + '_ {
+    std::io::BufReader::with_capacity(
+        RUN_BUF,
+        ReadAt {
+            file,
+            pos: run.start,
+            end: run.end,
+        },
+    )
+}
+
+/// A file read sequentially from `pos` to `end` by position (the log's own handle keeps its
+/// append offset).
+struct ReadAt<'a> {
+    file: &'a File,
+    pos: u64,
+    end: u64,
+}
+
+impl Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::unix::fs::FileExt;
+        let n = (buf.len() as u64).min(self.end - self.pos) as usize;
+        if n == 0 {
+            return Ok(0);
+        }
+        let got = self.file.read_at(&mut buf[..n], self.pos)?;
+        self.pos += got as u64;
+        Ok(got)
+    }
+}
+
+impl Drop for AppendLog {
+    fn drop(&mut self) {
+        if let Ok(g) = self.inner.get_mut() {
+            if !g.hold {
+                BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_logs_serve_reads_from_memory_and_write_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let log = AppendLog::create(&p).unwrap().hold();
+        log.append(&[7u8; BUF * 2]).unwrap();
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().len(),
+            0,
+            "held bytes stay in memory"
+        );
+        assert_eq!(log.with_bytes(|b| b.len()).unwrap(), BUF * 2);
+        let c = log.commit().unwrap();
+        assert_eq!(c.len, (BUF * 2) as u64);
+        log.append(b"xyz").unwrap();
+        // After a write, reads come from the file (with the buffer written first).
+        assert_eq!(
+            log.with_bytes(|b| b[b.len() - 3..].to_vec()).unwrap(),
+            b"xyz"
+        );
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), (BUF * 2 + 3) as u64);
+    }
+
+    #[test]
+    fn resume_cuts_uncommitted_bytes_and_checks_the_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let log = AppendLog::create(&p).unwrap();
+        log.append(b"hello ").unwrap();
+        let c = log.commit().unwrap();
+        log.append(b"world").unwrap();
+        log.flush().unwrap();
+        drop(log);
+        let log = AppendLog::resume(&p, c).unwrap();
+        log.append(b"there").unwrap();
+        let c2 = log.commit().unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"hello there");
+        let mut fresh = crc32fast::Hasher::new();
+        fresh.update(b"hello there");
+        assert_eq!(c2.crc, fresh.finalize());
+        // A damaged committed prefix is refused.
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes[0] ^= 1;
+        std::fs::write(&p, &bytes).unwrap();
+        assert!(matches!(
+            AppendLog::resume(&p, c2),
+            Err(Error::Corrupt { .. })
+        ));
+        // So is a log shorter than what was committed.
+        std::fs::write(&p, b"hel").unwrap();
+        assert!(matches!(
+            AppendLog::resume(&p, c2),
+            Err(Error::Corrupt { .. })
+        ));
+    }
+
+    /// Records of `len` bytes, each starting with its length (4 bytes) and its number.
+    fn record(n: u32, len: usize) -> Vec<u8> {
+        let mut r = (len as u32).to_le_bytes().to_vec();
+        r.extend_from_slice(&n.to_le_bytes());
+        r.resize(len, n as u8);
+        r
+    }
+
+    /// The records of a run, checking that it holds whole ones.
+    fn records_of(file: &File, run: std::ops::Range<u64>) -> Vec<u32> {
+        let mut bytes = Vec::new();
+        reader_at(file, run).read_to_end(&mut bytes).unwrap();
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let len = u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+            assert!(len >= 8 && at + len <= bytes.len(), "a run cuts a record");
+            out.push(u32::from_le_bytes(
+                bytes[at + 4..at + 8].try_into().unwrap(),
+            ));
+            at += len;
+        }
+        out
+    }
+
+    #[test]
+    fn runs_cover_the_log_in_whole_appends_also_after_a_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let log = AppendLog::create(&p).unwrap();
+        let sizes = |n: u32| 8 + (n as usize * 7919) % 90_000;
+        let mut n = 0u32;
+        while log.len() < 6 * MARK_EVERY {
+            log.append(&record(n, sizes(n))).unwrap();
+            n += 1;
+        }
+        let c = log.commit().unwrap();
+        log.append(&record(n, 100)).unwrap();
+        drop(log);
+        let log = AppendLog::resume(&p, c).unwrap();
+        let mut want: Vec<u32> = (0..n).collect();
+        while log.len() < 10 * MARK_EVERY {
+            log.append(&record(n, sizes(n))).unwrap();
+            want.push(n);
+            n += 1;
+        }
+        for parts in [1, 2, 3, 8] {
+            let got = log
+                .with_runs(parts, |file, runs| {
+                    assert!(!runs.is_empty() && runs.len() <= parts);
+                    if parts > 1 {
+                        assert!(runs.len() > 1, "a log of 10 MiB is cut ({parts} parts)");
+                    }
+                    assert_eq!(runs[0].start, 0);
+                    for w in runs.windows(2) {
+                        assert_eq!(w[0].end, w[1].start);
+                    }
+                    assert_eq!(runs.last().unwrap().end, log_len(file));
+                    runs.iter()
+                        .flat_map(|r| records_of(file, r.clone()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap()
+                .expect("written to the file");
+            assert_eq!(got, want);
+        }
+        // A log held in memory has no runs: its readers take the bytes from memory.
+        let held = AppendLog::create(&dir.path().join("held")).unwrap().hold();
+        held.append(&record(0, 64)).unwrap();
+        assert!(held.with_runs(4, |_, _| ()).unwrap().is_none());
+    }
+
+    fn log_len(file: &File) -> u64 {
+        file.metadata().unwrap().len()
+    }
+}

@@ -1,0 +1,134 @@
+//! Byte views and file maps: the one place where words are seen as bytes and back.
+//!
+//! Every file this program writes is little-endian, and the program is built only for
+//! little-endian hosts (`lib.rs` refuses others at compile time), so a slice of words is its
+//! file bytes as they are, and a mapped file is a slice of words once its alignment and length
+//! are checked.
+//!
+//! | item                          | role                                                   |
+//! |-------------------------------|--------------------------------------------------------|
+//! | [`u16_bytes`], [`u32_bytes`], [`u64_bytes`] | words -> their file bytes                |
+//! | [`as_u16`], [`as_u32`], [`as_u64`] | file bytes -> words, refusing a bad length or alignment |
+//! | [`map_ro`], [`map_mut`]       | memory maps of a run's own files                        |
+//! | [`file_checksum`]             | the [`Checksum`] of a whole file                        |
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+use memmap2::{Mmap, MmapMut};
+
+use super::checksum::Checksum;
+use bawo_games::error::{Error, Result};
+
+/// Any plain integer type: every bit pattern is a value, so bytes can be viewed as it.
+///
+/// # Safety
+/// Implementors must have no padding and no invalid bit patterns.
+unsafe trait Word: Copy {}
+unsafe impl Word for u16 {}
+unsafe impl Word for u32 {}
+unsafe impl Word for u64 {}
+
+fn bytes_of<T: Word>(words: &[T]) -> &[u8] {
+    // SAFETY: `T` has no padding (trait contract), so its slice is a byte slice of
+    // `size_of_val` bytes with the same lifetime.
+    unsafe { std::slice::from_raw_parts(words.as_ptr() as *const u8, std::mem::size_of_val(words)) }
+}
+
+fn words_of<'a, T: Word>(path: &Path, bytes: &'a [u8], what: &str) -> Result<&'a [T]> {
+    // SAFETY: every bit pattern is a valid `T` (trait contract); alignment is checked by
+    // `align_to`, which leaves any misaligned head or tail outside `mid`.
+    let (pre, mid, post) = unsafe { bytes.align_to::<T>() };
+    if !pre.is_empty() || !post.is_empty() {
+        return Err(Error::corrupt(
+            path,
+            format!("length or alignment is not a whole number of {what}"),
+        ));
+    }
+    Ok(mid)
+}
+
+/// The file bytes of `u16`s.
+pub fn u16_bytes(words: &[u16]) -> &[u8] {
+    bytes_of(words)
+}
+
+/// The file bytes of `u32`s.
+pub fn u32_bytes(words: &[u32]) -> &[u8] {
+    bytes_of(words)
+}
+
+/// The file bytes of `u64`s.
+pub fn u64_bytes(words: &[u64]) -> &[u8] {
+    bytes_of(words)
+}
+
+/// File bytes as `u16`s (`path` names the file in the error).
+pub fn as_u16<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u16]> {
+    words_of(path, bytes, "entries")
+}
+
+/// File bytes as `u32`s.
+pub fn as_u32<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u32]> {
+    words_of(path, bytes, "words")
+}
+
+/// File bytes as `u64`s.
+pub fn as_u64<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u64]> {
+    words_of(path, bytes, "edges")
+}
+
+/// Maps a file read-only; `None` when it is empty (an empty map is not allowed).
+pub fn map_ro(path: &Path) -> Result<Option<Mmap>> {
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    map_file_ro(path, &f)
+}
+
+/// Maps the open file `f` (at `path`) read-only; `None` when it is empty.
+pub fn map_file_ro(path: &Path, f: &File) -> Result<Option<Mmap>> {
+    if f.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {
+        return Ok(None);
+    }
+    // SAFETY: files of a run are written once and renamed into place, or are work files of
+    // the run holding the directory's lock; nobody changes them while this map lives.
+    unsafe { Mmap::map(f) }
+        .map(Some)
+        .map_err(|e| Error::io(path, e))
+}
+
+/// Maps a work file for writing in place.
+pub fn map_mut(path: &Path) -> Result<MmapMut> {
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    // SAFETY: work files belong to the run holding the lock, and no other mapping of the file
+    // is alive while this one is written.
+    unsafe { MmapMut::map_mut(&f) }.map_err(|e| Error::io(path, e))
+}
+
+/// The checksum of a whole file.
+pub fn file_checksum(path: &Path) -> Result<Checksum> {
+    Ok(match map_ro(path)? {
+        Some(m) => Checksum::of(&m),
+        None => Checksum::of(&[]),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_bytes_round_trip_and_bad_lengths_are_refused() {
+        let words: Vec<u32> = vec![1, 0x0102_0304, u32::MAX];
+        let bytes = u32_bytes(&words);
+        assert_eq!(&bytes[4..8], &[4, 3, 2, 1]);
+        let p = Path::new("f");
+        assert_eq!(as_u32(p, bytes).unwrap(), &words[..]);
+        assert!(as_u32(p, &bytes[..7]).is_err());
+        assert_eq!(as_u16(p, u16_bytes(&[7, 9])).unwrap(), &[7, 9]);
+        assert_eq!(as_u64(p, u64_bytes(&[5])).unwrap(), &[5]);
+    }
+}

@@ -1,0 +1,233 @@
+//! The manifest: the single source of truth for what a run directory holds.
+//!
+//! `manifest.json` names the game (its descriptor and fingerprint), the seed budget asked for,
+//! each finished tier with its counts, file and checksum, and the checkpoint of the tier in
+//! progress. It is rewritten atomically after every finished tier and every checkpoint inside a
+//! tier, so whatever it lists is complete on disk.
+//!
+//! The store does not interpret what the solver keeps here: a tier's counts (`C`) and the
+//! checkpoint (`S`) are the solver's own types, stored as they serialize. Of a checkpoint the
+//! store knows only its work directory ([`Checkpoint`]), which it writes relative to the run
+//! directory when it lies inside it, so that a moved or copied run directory resumes on its
+//! own work files.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::checksum::Checksum;
+use bawo_games::error::{Error, Result};
+
+pub const FILE: &str = "manifest.json";
+/// Version of the run-directory layout (3: the manifest carries its own checksum; 4: tables
+/// hold one side to move, the other being answered by the mirror; 5: a tier's positions are
+/// ordered by the halves of the board, `game::sided::SidedIndex`).
+pub const FORMAT: u32 = 5;
+
+/// What the store needs of a checkpoint: to be stored, and the folder of its work files.
+pub trait Checkpoint: Clone + Serialize + DeserializeOwned {
+    /// The folder of the checkpoint's work files, where it has one.
+    fn work_dir_mut(&mut self) -> Option<&mut PathBuf>;
+}
+
+/// A file of the run directory as the manifest records it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// File name inside the run directory.
+    pub file: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// The file's checksum (what part of it is covered is the file format's to say).
+    pub checksum: Checksum,
+}
+
+/// One finished tier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TierRecord<C> {
+    pub tier: u32,
+    #[serde(flatten)]
+    pub counts: C,
+    /// Table file name inside the run directory.
+    pub file: String,
+    /// Checksum of the table's entries.
+    pub checksum: Checksum,
+    /// The tier's compressed database file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bdb: Option<FileRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest<C, S> {
+    pub format: u32,
+    /// The game descriptor.
+    pub game: String,
+    /// Fingerprint of the descriptor.
+    pub fingerprint: Checksum,
+    /// Seed budget the run was started with.
+    pub seeds: u32,
+    /// Finished tiers in solving order.
+    pub tiers: Vec<TierRecord<C>>,
+    /// All tiers of the budget are finished.
+    pub complete: bool,
+    /// Checkpoint of the tier in progress, if any.
+    #[serde(default = "none", skip_serializing_if = "Option::is_none")]
+    pub current: Option<S>,
+    /// Checksum of the manifest as written with this field empty (`""`): a hand edit that
+    /// still parses (a checkpoint level, a count) is refused instead of trusted.
+    #[serde(default, with = "self_checksum")]
+    pub checksum: Option<Checksum>,
+}
+
+fn none<S>() -> Option<S> {
+    None
+}
+
+/// The manifest's own checksum: `""` while it is being computed.
+mod self_checksum {
+    use super::Checksum;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(c: &Option<Checksum>, s: S) -> Result<S::Ok, S::Error> {
+        match c {
+            Some(c) => s.collect_str(c),
+            None => s.serialize_str(""),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Checksum>, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        text.parse().map(Some).map_err(serde::de::Error::custom)
+    }
+}
+
+impl<C, S> Manifest<C, S>
+where
+    C: Clone + Serialize + DeserializeOwned,
+    S: Checkpoint,
+{
+    pub fn new(descriptor: &str, seeds: u32) -> Self {
+        Manifest {
+            format: FORMAT,
+            game: descriptor.to_string(),
+            fingerprint: Checksum(super::fingerprint(descriptor)),
+            seeds,
+            tiers: Vec::new(),
+            complete: false,
+            current: None,
+            checksum: None,
+        }
+    }
+
+    pub fn path(dir: &Path) -> PathBuf {
+        dir.join(FILE)
+    }
+
+    /// Reads the manifest of `dir`; `Ok(None)` when there is none.
+    pub fn load(dir: &Path) -> Result<Option<Self>> {
+        let path = Self::path(dir);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        // The version first, so that a manifest of another layout is named as such rather
+        // than as damage, whatever else changed in it.
+        if let Some(format) = format_of(&text).filter(|&f| f != FORMAT) {
+            return Err(Error::Mismatch(other_format(dir, format)));
+        }
+        let m: Self = serde_json::from_str(&text)
+            .map_err(|e| Error::corrupt(&path, format!("unreadable manifest: {e}")))?;
+        if m.format != FORMAT {
+            return Err(Error::Mismatch(other_format(dir, m.format)));
+        }
+        if m.checksum != Some(m.content_checksum()) {
+            return Err(Error::corrupt(
+                &path,
+                "manifest does not match its checksum",
+            ));
+        }
+        let mut m = m;
+        if m.fingerprint != Checksum(super::fingerprint(&m.game)) {
+            return Err(Error::corrupt(
+                &path,
+                "fingerprint does not match the game descriptor",
+            ));
+        }
+        if let Some(work) = m.current.as_mut().and_then(|c| c.work_dir_mut()) {
+            if work.is_relative() {
+                let base = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+                *work = base.join(&*work);
+            }
+        }
+        Ok(Some(m))
+    }
+
+    /// Writes the manifest atomically. Every save is a checkpoint (for fault injection).
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let mut m = self.clone();
+        if let Some(work) = m.current.as_mut().and_then(|c| c.work_dir_mut()) {
+            let base = std::fs::canonicalize(dir).ok();
+            if let Some(rel) = base.and_then(|b| work.strip_prefix(b).ok().map(Path::to_path_buf)) {
+                *work = rel;
+            }
+        }
+        m.checksum = Some(m.content_checksum());
+        let text = serde_json::to_string_pretty(&m).expect("manifest serializes");
+        super::write_atomic(&Self::path(dir), |w| {
+            w.write_all(text.as_bytes())?;
+            w.write_all(b"\n")
+        })?;
+        super::fault::checkpoint_written();
+        Ok(())
+    }
+
+    /// Checksum of the manifest's content with the checksum field empty.
+    fn content_checksum(&self) -> Checksum {
+        let mut m = self.clone();
+        m.checksum = None;
+        let text = serde_json::to_string(&m).expect("manifest serializes");
+        Checksum::of(text.as_bytes())
+    }
+
+    pub fn fingerprint_value(&self) -> u64 {
+        super::fingerprint(&self.game)
+    }
+
+    pub fn record(&self, tier: u32) -> Option<&TierRecord<C>> {
+        self.tiers.iter().find(|r| r.tier == tier)
+    }
+}
+
+/// The `format` field of a manifest's text, if it parses as an object holding one.
+fn format_of(text: &str) -> Option<u32> {
+    let v: serde_json::Value = serde_json::from_str(text).ok()?;
+    v.get("format")?.as_u64()?.try_into().ok()
+}
+
+/// The one-line refusal of a run directory written in another layout.
+fn other_format(dir: &Path, format: u32) -> String {
+    if format < FORMAT {
+        format!(
+            "{}: written by an older version of bawo (database format {format}; this program \
+             reads format {FORMAT}, which stores one side to move and orders each tier by the \
+             halves of the board); solve it again, into a new directory or over this one with \
+             --force",
+            dir.display()
+        )
+    } else {
+        format!(
+            "{}: written by a newer version of bawo (database format {format}; this program \
+             reads format {FORMAT})",
+            dir.display()
+        )
+    }
+}
+
+/// File name of a tier's raw table.
+pub fn table_file(tier: u32) -> String {
+    format!("tier-{tier:04}.tbl")
+}

@@ -1,0 +1,250 @@
+//! Tiers of more than 2^32 positions: their plan, and the wide (64-bit source) path they take.
+//!
+//! A tier that large is far beyond a test, so the narrow/wide boundary is a parameter
+//! (`SolveConfig::wide_above`, or `BAWO_WIDE_ABOVE` for the binary): here it is set to 0, so
+//! that every tier of a small instance takes the wide path, in one range and in several. The
+//! results must equal the brute-force oracle's, and every table and database file must be
+//! byte-identical to the narrow path's; an interrupted wide run resumes to the same files.
+
+use crate::common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+
+use bawo_db::Database;
+use bawo_games::game::bao::{Bao, BaoPosition, BaoRules};
+use bawo_games::game::bawo::{Bawo, BawoRules};
+use bawo_games::game::kigogo::{Kigogo, KigogoRules};
+use bawo_games::game::{Game, Side};
+use bawo_solve::run::{plan_run, SolveConfig, NARROW_LIMIT};
+use common::compare::{assert_db_matches_oracle, OraclePos};
+use common::{solve_by_rounds, OValue};
+
+/// Solves `game` up to `seeds` in `dir` with ranges of `2^range_bits` and the wide path above
+/// `wide_above` positions, on two threads.
+fn solve_in(game: &impl Game, dir: &Path, seeds: u32, range_bits: Option<u32>, wide_above: u64) {
+    let mut cfg = SolveConfig::new(seeds, dir);
+    cfg.range_bits = range_bits;
+    cfg.wide_above = wide_above;
+    // The raw tables are compared too, not only the compressed files.
+    cfg.keep_tables = true;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| bawo_solve::solve(game, &cfg, &bawo_solve::tier::Silent))
+        .unwrap();
+}
+
+/// Every tier's table and database file in `dir`, by name.
+fn tier_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".tbl") || name.ends_with(".bdb") {
+            files.insert(name, std::fs::read(e.path()).unwrap());
+        }
+    }
+    files
+}
+
+/// Solves `game` narrow in one range, then wide in one range and in ranges of
+/// `2^range_bits`: the wide databases equal the oracle's values and every file equals the
+/// narrow solve's, byte for byte.
+fn check_wide<G: Game>(
+    game: &G,
+    seeds: u32,
+    range_bits: u32,
+    expected: &HashMap<OraclePos, OValue>,
+    position: impl Fn(&[u32], Side) -> G::Position + Copy,
+) {
+    let narrow = tempfile::tempdir().unwrap();
+    solve_in(game, narrow.path(), seeds, None, NARROW_LIMIT);
+    let want = tier_files(narrow.path());
+    assert_eq!(
+        want.len() as u64,
+        2 * game.tiers_up_to(seeds).unwrap().len() as u64
+    );
+    for bits in [None, Some(range_bits)] {
+        let wide = tempfile::tempdir().unwrap();
+        solve_in(game, wide.path(), seeds, bits, 0);
+        let db = Database::open(wide.path()).unwrap();
+        let what = format!("{} wide, range bits {bits:?}", game.descriptor());
+        assert_db_matches_oracle(game, &db, expected, position, &what);
+        let got = tier_files(wide.path());
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>()
+        );
+        for (name, bytes) in &want {
+            assert!(
+                &got[name] == bytes,
+                "{what}: {name} differs from the narrow solve"
+            );
+        }
+    }
+}
+
+#[test]
+fn bawo_wide_path_matches_the_oracle_and_the_narrow_files() {
+    let oracle = common::bawo_oracle::Oracle::new(2, 6, false, false);
+    let expected = solve_by_rounds(&oracle.positions(8), |p| oracle.successors(p));
+    let game = Bawo::new(2, 6, BawoRules::parse("").unwrap()).unwrap();
+    // The largest tier (12,870 positions) in 7 ranges of 2,048.
+    check_wide(&game, 8, 11, &expected, |board, side| {
+        let counts: Vec<u8> = board.iter().map(|&c| c as u8).collect();
+        game.make_position(&counts, side)
+    });
+}
+
+#[test]
+fn kigogo_wide_path_matches_the_oracle_and_the_narrow_files() {
+    let oracle = common::kigogo_oracle::KOracle::new(false);
+    let expected = solve_by_rounds(&oracle.positions(4), |p| oracle.successors(p));
+    let game = Kigogo::new(KigogoRules::parse("").unwrap());
+    check_wide(&game, 4, 12, &expected, |board, side| {
+        let counts: Vec<u8> = board.iter().map(|&c| c as u8).collect();
+        game.make_position(&counts, side)
+    });
+}
+
+#[test]
+fn bao_wide_path_matches_the_oracle_and_the_narrow_files() {
+    let oracle = common::bao_oracle::BaoOracle {
+        never_ending_loses: false,
+    };
+    let expected = solve_by_rounds(&oracle.positions(4), |p| oracle.successors(p));
+    let game = Bao::new(BaoRules::parse("").unwrap());
+    check_wide(&game, 4, 12, &expected, |board, side| {
+        let mut b = [0u8; 32];
+        for (b, &c) in b.iter_mut().zip(board) {
+            *b = c as u8;
+        }
+        BaoPosition::mtaji(b, side)
+    });
+}
+
+#[test]
+fn bawo_n5_with_17_seeds_is_planned_with_a_wide_top_tier() {
+    // 31,810,737,420 positions of both sides (sum of 2 C(k + 19, 19), k <= 17); tier 17
+    // alone stores C(36, 19) = 8,597,496,600 entries (A to move), more than 2^32. (With 16
+    // seeds, 14,615,744,220 positions, the top tier stores 4,059,928,950: narrow.)
+    let game = Bawo::new(5, 64, BawoRules::parse("").unwrap()).unwrap();
+    let tiers = game.tiers_up_to(17).unwrap();
+    let mut cfg = SolveConfig::new(17, "unused");
+    cfg.budget = 64 << 30;
+    let plan = plan_run(&game, &tiers, &cfg).expect("a 2^32+ tier is planned, not refused");
+    let stored: u64 = plan.tiers.iter().map(|t| t.states).sum();
+    assert_eq!(stored * 2, 31_810_737_420);
+    assert_eq!(plan.tiers.last().unwrap().states, 8_597_496_600);
+    assert!(plan.tiers.last().unwrap().wide);
+    for t in &plan.tiers {
+        assert_eq!(t.wide, t.states > NARROW_LIMIT, "tier {}", t.tier);
+        assert!(t.ranges << t.range_bits >= t.states, "tier {}", t.tier);
+        assert!(t.range_bits <= 30);
+    }
+    let top = plan.tier(17).unwrap();
+    assert_eq!(top.states, 8_597_496_600);
+    assert!(top.wide && !plan.tier(16).unwrap().wide);
+}
+
+/// `solve` of Bawo n = 2, 8 seeds, lap cap 6 into `dir` through the binary, checkpointing at
+/// every opportunity, in ranges of 2^11 positions.
+fn cli_solve(dir: &Path, resume: bool) -> Vec<String> {
+    let mut a: Vec<String> = ["solve", "--game", "bawo", "--n", "2", "--lap-cap", "6"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    if resume {
+        a.push("--resume".into());
+    }
+    for s in [
+        "--seeds",
+        "8",
+        "--range-bits",
+        "11",
+        "--quiet",
+        "--checkpoint-secs",
+        "0",
+        "--threads",
+        "2",
+        "--out",
+    ] {
+        a.push(s.into());
+    }
+    a.push(dir.to_str().unwrap().into());
+    a
+}
+
+#[test]
+fn an_interrupted_wide_run_resumes_to_the_narrow_files() {
+    let narrow = tempfile::tempdir().unwrap();
+    common::cli::assert_ok(
+        &common::cli::bawo(&cli_solve(narrow.path(), false)),
+        "narrow",
+    );
+    let want = tier_files(narrow.path());
+    let wide = [("BAWO_WIDE_ABOVE", "0".to_string())];
+    // Interrupted in the successor pass, the predecessors and the attractor of various tiers.
+    let mut in_tier = 0;
+    for k in [3u64, 20, 40, 70] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut env = wide.to_vec();
+        env.push(("BAWO_ABORT_AFTER_CHECKPOINTS", k.to_string()));
+        let out = common::cli::bawo_env(&cli_solve(dir.path(), false), &env);
+        assert_eq!(
+            out.status.signal(),
+            Some(6),
+            "k={k}: the run ends before checkpoint {k}"
+        );
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join("manifest.json")).unwrap())
+                .unwrap();
+        // A checkpoint inside a tier records the width its work files were written in.
+        if let Some(current) = manifest["current"].as_object() {
+            assert_eq!(current["wide"], serde_json::Value::Bool(true), "k={k}");
+            in_tier += 1;
+        }
+        let out = common::cli::bawo_env(&cli_solve(dir.path(), true), &wide);
+        common::cli::assert_ok(&out, &format!("resume after checkpoint {k}"));
+        assert!(tier_files(dir.path()) == want, "k={k}: files differ");
+    }
+    assert!(
+        in_tier >= 2,
+        "only {in_tier} interruptions fell inside a tier"
+    );
+}
+
+#[test]
+fn bawo_n5_positions_near_2_32_round_trip_through_their_indices() {
+    let game = Bawo::new(5, 64, BawoRules::parse("").unwrap()).unwrap();
+    let size = game.tier_size(17).unwrap();
+    assert_eq!(size, 8_597_496_600);
+    let half = size / 2;
+    for index in [
+        0,
+        half - 1,
+        half,
+        (1 << 32) - 1,
+        1 << 32,
+        (1 << 32) + 1,
+        size - 1,
+    ] {
+        let pos = game.position(17, index);
+        assert_eq!(game.locate(&pos).unwrap(), (17, index), "index {index}");
+        // Only positions with A to move are stored.
+        assert_eq!(game.side_to_move(&pos), Side::A, "index {index}");
+        assert_eq!(game.board_counts(&pos).iter().sum::<u32>(), 17);
+    }
+    // Visiting across 2^32 steps through the same positions as unranking each.
+    let mut seen = Vec::new();
+    game.visit(17, (1 << 32) - 2..(1 << 32) + 2, |i, p| {
+        seen.push((i, game.locate(p).unwrap()))
+    });
+    let want: Vec<_> = ((1u64 << 32) - 2..(1 << 32) + 2)
+        .map(|i| (i, (17, i)))
+        .collect();
+    assert_eq!(seen, want);
+}
