@@ -383,39 +383,75 @@ impl Engine {
             }
             let mut values = vec![0i8; rows];
             let mut depths = vec![0i16; rows];
+            let budget = self.db.manifest().seeds;
             const PART: usize = 1024;
-            let failures: Vec<(usize, Fail)> = with_game!(self.db.game(), g => values
-                .par_chunks_mut(PART)
-                .zip(depths.par_chunks_mut(PART))
-                .enumerate()
-                .filter_map(|(c, (vs, ds))| {
-                    let mut text = String::with_capacity(4 * cols);
-                    for k in 0..vs.len() {
-                        let row = c * PART + k;
-                        let side = match sides {
-                            Sides::All(s) => s,
-                            Sides::Each(s) => s[row],
-                        };
-                        text.clear();
-                        for (j, &v) in boards[row * cols..(row + 1) * cols].iter().enumerate() {
-                            if j > 0 {
-                                text.push(',');
-                            }
-                            push_count(&mut text, v);
-                        }
-                        let probed = side_letter(side)
-                            .and_then(|side| self.probe_row(g, &mut text, side));
-                        match probed {
-                            Ok((v, d)) => {
-                                vs[k] = v;
-                                ds[k] = d;
-                            }
-                            Err(f) => return Some((row, f)),
-                        }
+            let failures: Vec<(usize, Fail)> = with_game!(self.db.game(), g => {
+                // The empty board with A to move, parsed as `bawo query` parses a board: each
+                // row within the database's seed budget is written into a copy of it (the
+                // three games' positions all keep `board` and `side` in plain fields), which
+                // is exactly the position its text parses to. Any other row, and any row the
+                // database refuses, goes through the text, for the command line's answer.
+                let mut empty = String::new();
+                for j in 0..cols {
+                    if j > 0 {
+                        empty.push(',');
                     }
-                    None
-                })
-                .collect());
+                    empty.push('0');
+                }
+                let template = g.parse_position(&PositionSpec::new(&empty, Side::A))?;
+                values
+                    .par_chunks_mut(PART)
+                    .zip(depths.par_chunks_mut(PART))
+                    .enumerate()
+                    .filter_map(|(c, (vs, ds))| {
+                        let mut text = String::with_capacity(4 * cols);
+                        let mut pos = template.clone();
+                        for k in 0..vs.len() {
+                            let row = c * PART + k;
+                            let counts = &boards[row * cols..(row + 1) * cols];
+                            let side = match sides {
+                                Sides::All(s) => s,
+                                Sides::Each(s) => s[row],
+                            };
+                            let side = match side_letter(side) {
+                                Ok(s) => s,
+                                Err(f) => return Some((row, f)),
+                            };
+                            let seeds: u32 = counts.iter().map(|&v| v as u32).sum();
+                            let fast = if seeds <= budget {
+                                pos.board[..cols].copy_from_slice(counts);
+                                pos.side = side;
+                                match g.locate(&pos) {
+                                    Ok((t, i)) if self.db.manifest().record(t).is_some() => {
+                                        Some(self.db.probe(t, i).map(codes).map_err(Fail::from))
+                                    }
+                                    _ => None,
+                                }
+                            } else {
+                                None
+                            };
+                            let probed = fast.unwrap_or_else(|| {
+                                text.clear();
+                                for (j, &v) in counts.iter().enumerate() {
+                                    if j > 0 {
+                                        text.push(',');
+                                    }
+                                    push_count(&mut text, v);
+                                }
+                                self.probe_row(g, &mut text, side)
+                            });
+                            match probed {
+                                Ok((v, d)) => {
+                                    vs[k] = v;
+                                    ds[k] = d;
+                                }
+                                Err(f) => return Some((row, f)),
+                            }
+                        }
+                        None
+                    })
+                    .collect()
+            });
             if let Some((row, f)) = failures.into_iter().min_by_key(|(r, _)| *r) {
                 return Err(f.prefixed(&format!("row {row}: ")));
             }
