@@ -527,7 +527,11 @@ impl Engine {
         let read = with_game!(self.db.game(), g => self.db.for_each_run(tier, |start, entries| {
             for (k, part) in entries.chunks(per_chunk).enumerate() {
                 let first = start + (k * per_chunk) as u64;
-                let chunk = chunk_of(g, tier, first, part, both_sides, self.pits);
+                // The board of a position is its `board` field's first pits (a plain field in
+                // all three games: `board_counts` would allocate a vector a row).
+                let chunk = chunk_of(g, tier, first, part, both_sides, self.pits, |q, out| {
+                    out.copy_from_slice(&q.board[..out.len()])
+                });
                 if tx.send(Ok(chunk)).is_err() {
                     gone = true;
                     return Err(Error::Internal("the reader is gone".into()));
@@ -580,6 +584,7 @@ fn chunk_of<G: Game>(
     entries: &[u16],
     both_sides: bool,
     pits: usize,
+    board_of: impl Fn(&G::Position, &mut [u8]) + Sync,
 ) -> Chunk {
     let per = if both_sides { 2 } else { 1 };
     let rows = entries.len() * per;
@@ -611,10 +616,7 @@ fn chunk_of<G: Game>(
                     tm[row] = g.side_to_move(q).index() as u8;
                     vs[row] = v;
                     ds[row] = d;
-                    let out = &mut bd[row * pits..(row + 1) * pits];
-                    for (o, c) in out.iter_mut().zip(g.board_counts(q)) {
-                        *o = c as u8;
-                    }
+                    board_of(q, &mut bd[row * pits..(row + 1) * pits]);
                 };
                 put(k * per, pos);
                 if both_sides {
