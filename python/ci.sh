@@ -25,7 +25,7 @@ if ! python3 -m venv "$venv" 2>/dev/null; then
 fi
 py=$venv/bin/python
 "$py" -m pip install --quiet --upgrade pip
-CARGO_TARGET_DIR=$root/target "$py" -m pip install --quiet ./python pytest numpy pandas
+CARGO_TARGET_DIR=$root/target "$py" -m pip install --quiet ./python pytest numpy pandas matplotlib
 
 # The tests compare with the command line: the same release binary.
 if [ -z "${BAWO_BIN:-}" ]; then
