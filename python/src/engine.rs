@@ -22,8 +22,8 @@ use rayon::prelude::*;
 use bawo::db::coverage::{ensure_covered, unfinished_note};
 use bawo::db::stats::stats;
 use bawo::{
-    query, verify, with_game, Database, Entry, Error, Game, GameParams, PositionSpec, Side,
-    Value, VerifyOptions,
+    query, verify, with_game, Database, Entry, Error, Game, GameParams, PositionSpec, Side, Value,
+    VerifyOptions,
 };
 
 /// Value codes of the bulk calls: ordered from the mover's point of view, worst first.
@@ -405,7 +405,7 @@ impl Engine {
                     .enumerate()
                     .filter_map(|(c, (vs, ds))| {
                         let mut text = String::with_capacity(4 * cols);
-                        let mut pos = template.clone();
+                        let mut pos = template;
                         for k in 0..vs.len() {
                             let row = c * PART + k;
                             let counts = &boards[row * cols..(row + 1) * cols];

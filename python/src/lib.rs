@@ -101,6 +101,9 @@ fn position_text(
     })
 }
 
+/// Value codes and depths of a bulk probe.
+type Coded<'py> = (Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i16>>);
+
 /// An opened database (see `bawo.Database`).
 #[pyclass(frozen, module = "bawo._native")]
 struct Db {
@@ -114,7 +117,9 @@ impl Db {
             .lock()
             .ok()
             .and_then(|e| e.clone())
-            .ok_or_else(|| DatabaseError::new_err(format!("the database at {} is closed", self.path)))
+            .ok_or_else(|| {
+                DatabaseError::new_err(format!("the database at {} is closed", self.path))
+            })
     }
 }
 
@@ -235,7 +240,11 @@ impl Db {
         to_move: &Bound<'_, PyAny>,
         hands: Option<&Bound<'_, PyAny>>,
         houses: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<(&'static str, Option<u32>, Vec<(String, &'static str, Option<u32>)>)> {
+    ) -> PyResult<(
+        &'static str,
+        Option<u32>,
+        Vec<(String, &'static str, Option<u32>)>,
+    )> {
         let p = position_text(board, to_move, hands, houses)?;
         let e = self.engine()?;
         let q = py.detach(|| e.query(p)).map_err(err)?;
@@ -254,7 +263,7 @@ impl Db {
         py: Python<'py>,
         boards: PyReadonlyArray2<'py, u8>,
         to_move: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyArray1<i8>>, Bound<'py, PyArray1<i16>>)> {
+    ) -> PyResult<Coded<'py>> {
         let cols = boards.shape()[1];
         let flat = boards.as_slice()?;
         let one: Option<u8> = to_move.extract().ok();
@@ -268,7 +277,10 @@ impl Db {
         };
         let e = self.engine()?;
         let (values, depths) = py.detach(|| e.probe_many(flat, cols, sides)).map_err(err)?;
-        Ok((PyArray1::from_vec(py, values), PyArray1::from_vec(py, depths)))
+        Ok((
+            PyArray1::from_vec(py, values),
+            PyArray1::from_vec(py, depths),
+        ))
     }
 
     /// Entries stored for tier `tier` (positions with A to move); raises NotCovered for a
@@ -279,7 +291,10 @@ impl Db {
 
     /// Starts reading tier `tier` in chunks of at most `chunk_rows` rows.
     fn scan(&self, tier: u32, chunk_rows: usize, both_sides: bool) -> PyResult<TierReader> {
-        let s = self.engine()?.scan(tier, chunk_rows, both_sides).map_err(err)?;
+        let s = self
+            .engine()?
+            .scan(tier, chunk_rows, both_sides)
+            .map_err(err)?;
         Ok(TierReader { scan: s })
     }
 
@@ -299,7 +314,8 @@ impl Db {
         partial: bool,
     ) -> PyResult<String> {
         let e = self.engine()?;
-        py.detach(|| e.verify_json(sample, seed, partial)).map_err(err)
+        py.detach(|| e.verify_json(sample, seed, partial))
+            .map_err(err)
     }
 }
 
