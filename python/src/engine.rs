@@ -11,6 +11,12 @@
 //!
 //! Every entry point runs under [`guard`]: a panic anywhere below (a worker thread of a
 //! parallel loop included) comes back as a [`Fail::Database`], never unwinds into Python.
+//!
+//! Besides the library's functions, two hot loops touch positions' fields, which the three
+//! games' position types all keep plain (`board`, `side`): the bulk probe writes a row's
+//! counts into a parsed empty position instead of parsing its text, and tier chunks copy
+//! `board` instead of calling `Game::board_counts` (a vector a row). Both are checked against
+//! the text path and `bawo export` by the tests.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
