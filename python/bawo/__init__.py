@@ -48,7 +48,7 @@ from . import _native
 from ._native import DRAW, LOSS, WIN, BawoError, DatabaseError, NotCovered
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas
+    import pandas  # type: ignore[import-untyped,unused-ignore]
 
 __all__ = [
     "open",
@@ -111,20 +111,36 @@ class Query(NamedTuple):
         }
 
 
-class TierChunk(NamedTuple):
-    """Consecutive rows of a tier, as numpy arrays of equal length.
+class TierChunk:
+    """Consecutive rows of a tier, as numpy arrays of equal length (``rows`` of them).
 
     ``index`` (uint64) is the stored position's index in the tier, shared by its mirror;
     ``boards`` (uint8, rows x pits) the pit counts in the game's pit order; ``to_move``
     (uint8) 0 for A, 1 for B; ``value`` (int8) :data:`LOSS`, :data:`DRAW` or :data:`WIN`;
-    ``depth`` (int16) plies, -1 for a draw.
+    ``depth`` (int16) plies, -1 for a draw. Iterating gives the five arrays in that order
+    (``index, boards, to_move, value, depth = chunk``).
     """
 
-    index: np.ndarray
-    boards: np.ndarray
-    to_move: np.ndarray
-    value: np.ndarray
-    depth: np.ndarray
+    __slots__ = ("index", "boards", "to_move", "value", "depth")
+
+    def __init__(
+        self, index: np.ndarray, boards: np.ndarray, to_move: np.ndarray, value: np.ndarray, depth: np.ndarray
+    ) -> None:
+        self.index = index
+        self.boards = boards
+        self.to_move = to_move
+        self.value = value
+        self.depth = depth
+
+    @property
+    def rows(self) -> int:
+        return len(self.index)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return iter((self.index, self.boards, self.to_move, self.value, self.depth))
+
+    def __repr__(self) -> str:
+        return f"<bawo.TierChunk of {self.rows} rows>"
 
 
 def _side_code(to_move: Any) -> Any:
@@ -317,11 +333,13 @@ class Database:
 
     def stats(self) -> Dict[str, Any]:
         """``bawo stats --json``: counts and depth histograms per tier (reads every file)."""
-        return json.loads(self._native.stats_json())
+        report: Dict[str, Any] = json.loads(self._native.stats_json())
+        return report
 
     def verify(self, sample: Optional[int] = None, seed: int = 1, partial: bool = False) -> Dict[str, Any]:
         """``bawo verify --json``: see :func:`verify`."""
-        return json.loads(self._native.verify_json(sample, seed, partial))
+        report: Dict[str, Any] = json.loads(self._native.verify_json(sample, seed, partial))
+        return report
 
     def release(self) -> None:
         """Drops the mapped pages of the tier files read so far (read back when needed)."""
@@ -367,4 +385,5 @@ def verify(path: PathLike, sample: Optional[int] = None, seed: int = 1, partial:
     saying so (``bad_blocks`` or ``mismatches``), not an exception; the database is sound
     when both are empty/zero. A run stopped part-way raises :class:`DatabaseError` unless
     ``partial``."""
-    return json.loads(_native.verify_json(os.fspath(path), sample, seed, partial))
+    report: Dict[str, Any] = json.loads(_native.verify_json(os.fspath(path), sample, seed, partial))
+    return report
