@@ -28,8 +28,8 @@ use rayon::prelude::*;
 use bawo::db::coverage::{ensure_covered, unfinished_note};
 use bawo::db::stats::stats;
 use bawo::{
-    query, verify, with_game, Database, Entry, Error, Game, GameParams, PositionSpec, Side, Value,
-    VerifyOptions,
+    query, verify, with_game, Database, Entry, Error, Game, GameParams, PositionSpec, Side, Tier,
+    Value, VerifyOptions,
 };
 
 /// Value codes of the bulk calls: ordered from the mover's point of view, worst first.
@@ -214,6 +214,12 @@ fn push_count(out: &mut String, v: u8) {
     out.push((b'0' + v % 10) as char);
 }
 
+/// A row of a bulk probe located: the stored position's tier and index, and the row.
+type Key = (Tier, u64, u32);
+
+/// A value code and a depth (-1 for a draw).
+type Codes = (i8, i16);
+
 /// An opened database.
 pub struct Engine {
     db: Database,
@@ -379,6 +385,12 @@ impl Engine {
                 )));
             }
             let rows = boards.len().checked_div(cols).unwrap_or(0);
+            if rows > u32::MAX as usize {
+                return Err(Fail::Input(format!(
+                    "{rows} boards in one call; at most {} a call",
+                    u32::MAX
+                )));
+            }
             if let Sides::Each(s) = sides {
                 if s.len() != rows {
                     return Err(Fail::Input(format!(
@@ -391,7 +403,8 @@ impl Engine {
             let mut depths = vec![0i16; rows];
             let budget = self.db.manifest().seeds;
             const PART: usize = 1024;
-            let failures: Vec<(usize, Fail)> = with_game!(self.db.game(), g => {
+            let mut failures: Vec<(usize, Fail)> = Vec::new();
+            with_game!(self.db.game(), g => {
                 // The empty board with A to move, parsed as `bawo query` parses a board: each
                 // row within the database's seed budget is written into a copy of it (the
                 // three games' positions all keep `board` and `side` in plain fields), which
@@ -405,11 +418,14 @@ impl Engine {
                     empty.push('0');
                 }
                 let template = g.parse_position(&PositionSpec::new(&empty, Side::A))?;
-                values
+                // First the stored position (tier, index) of every row; rows that need the
+                // text are answered here.
+                let located: Vec<(Vec<Key>, Option<(usize, Fail)>)> = values
                     .par_chunks_mut(PART)
                     .zip(depths.par_chunks_mut(PART))
                     .enumerate()
-                    .filter_map(|(c, (vs, ds))| {
+                    .map(|(c, (vs, ds))| {
+                        let mut keys = Vec::with_capacity(vs.len());
                         let mut text = String::with_capacity(4 * cols);
                         let mut pos = template;
                         for k in 0..vs.len() {
@@ -421,42 +437,62 @@ impl Engine {
                             };
                             let side = match side_letter(side) {
                                 Ok(s) => s,
-                                Err(f) => return Some((row, f)),
+                                Err(f) => return (keys, Some((row, f))),
                             };
                             let seeds: u32 = counts.iter().map(|&v| v as u32).sum();
-                            let fast = if seeds <= budget {
+                            if seeds <= budget {
                                 pos.board[..cols].copy_from_slice(counts);
                                 pos.side = side;
-                                match g.locate(&pos) {
-                                    Ok((t, i)) if self.db.manifest().record(t).is_some() => {
-                                        Some(self.db.probe(t, i).map(codes).map_err(Fail::from))
+                                if let Ok((t, i)) = g.locate(&pos) {
+                                    if self.db.manifest().record(t).is_some() {
+                                        keys.push((t, i, row as u32));
+                                        continue;
                                     }
-                                    _ => None,
                                 }
-                            } else {
-                                None
-                            };
-                            let probed = fast.unwrap_or_else(|| {
-                                text.clear();
-                                for (j, &v) in counts.iter().enumerate() {
-                                    if j > 0 {
-                                        text.push(',');
-                                    }
-                                    push_count(&mut text, v);
+                            }
+                            text.clear();
+                            for (j, &v) in counts.iter().enumerate() {
+                                if j > 0 {
+                                    text.push(',');
                                 }
-                                self.probe_row(g, &mut text, side)
-                            });
-                            match probed {
+                                push_count(&mut text, v);
+                            }
+                            match self.probe_row(g, &mut text, side) {
                                 Ok((v, d)) => {
                                     vs[k] = v;
                                     ds[k] = d;
                                 }
-                                Err(f) => return Some((row, f)),
+                                Err(f) => return (keys, Some((row, f))),
                             }
                         }
-                        None
+                        (keys, None)
                     })
-                    .collect()
+                    .collect();
+                let mut keys = Vec::with_capacity(rows);
+                for (k, f) in located {
+                    keys.extend(k);
+                    failures.extend(f);
+                }
+                // Then the probes in (tier, index) order: neighbours share blocks, and their
+                // moves' lookups land near each other.
+                keys.par_sort_unstable();
+                let probed: Vec<Vec<(u32, R<Codes>)>> = keys
+                    .par_chunks(PART)
+                    .map(|ks| {
+                        ks.iter()
+                            .map(|&(t, i, row)| (row, self.db.probe(t, i).map(codes).map_err(Fail::from)))
+                            .collect()
+                    })
+                    .collect();
+                for (row, r) in probed.into_iter().flatten() {
+                    match r {
+                        Ok((v, d)) => {
+                            values[row as usize] = v;
+                            depths[row as usize] = d;
+                        }
+                        Err(f) => failures.push((row as usize, f)),
+                    }
+                }
             });
             if let Some((row, f)) = failures.into_iter().min_by_key(|(r, _)| *r) {
                 return Err(f.prefixed(&format!("row {row}: ")));
