@@ -220,6 +220,9 @@ type Key = (Tier, u64, u32);
 /// A value code and a depth (-1 for a draw).
 type Codes = (i8, i16);
 
+/// A row of a bulk probe refused, and why.
+type RowFail = (usize, Fail);
+
 /// An opened database.
 pub struct Engine {
     db: Database,
@@ -420,7 +423,7 @@ impl Engine {
                 let template = g.parse_position(&PositionSpec::new(&empty, Side::A))?;
                 // First the stored position (tier, index) of every row; rows that need the
                 // text are answered here.
-                let located: Vec<(Vec<Key>, Option<(usize, Fail)>)> = values
+                let located: Vec<(Vec<Key>, Option<RowFail>)> = values
                     .par_chunks_mut(PART)
                     .zip(depths.par_chunks_mut(PART))
                     .enumerate()
