@@ -1,6 +1,5 @@
 //! Every use of the bawo library by the extension, behind types of its own: the PyO3 glue in
-//! `lib.rs` sees only this module. The database layer is due to move into a crate of its own;
-//! switching to it means editing the `use bawo::...` lines below and nothing else.
+//! `lib.rs` sees only this module, and this module sees only the `bawo-db` crate.
 //!
 //! | item              | job                                                                   |
 //! |-------------------|-----------------------------------------------------------------------|
@@ -25,9 +24,9 @@ use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
-use bawo::db::coverage::{ensure_covered, unfinished_note};
-use bawo::db::stats::stats;
-use bawo::{
+use bawo_db::coverage::{ensure_covered, unfinished_note};
+use bawo_db::stats::stats;
+use bawo_db::{
     query, verify, with_game, Database, Entry, Error, Game, GameParams, PositionSpec, Side, Tier,
     Value, VerifyOptions,
 };
@@ -67,8 +66,8 @@ impl From<Error> for Fail {
     }
 }
 
-impl From<bawo::InputError> for Fail {
-    fn from(e: bawo::InputError) -> Fail {
+impl From<bawo_db::InputError> for Fail {
+    fn from(e: bawo_db::InputError) -> Fail {
         Fail::Input(e.to_string())
     }
 }
