@@ -9,7 +9,7 @@
 //! (`--force`), and resumes by skipping finished tiers and continuing the tier in progress from its
 //! checkpoint.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::budget::{MemoryPlan, TierShape};
@@ -140,6 +140,10 @@ pub fn solve<G: Game>(
 }
 
 /// [`solve`] with each unfinished tier solved by `solver`.
+// Over the 120-line bound: the tier loop runs inside a thread scope (a finished tier is
+// compressed beside the next one), and its body still needs to move into a function that
+// carries that scope.
+#[allow(clippy::too_many_lines)]
 pub fn solve_with<G: Game>(
     game: &G,
     cfg: &SolveConfig,
@@ -155,14 +159,8 @@ pub fn solve_with<G: Game>(
     if cfg.disk_check {
         check_disk(&shapes, &plan, cfg)?;
     }
-    if !cfg.resume {
-        refuse_foreign_dir(&cfg.out)?;
-    }
-    std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
-    let _lock = lock::acquire(&cfg.out)?;
-    let mut owned = Owned::open(&cfg.out, &|l| progress.notice(l))?;
-    let work_root = work_root(cfg)?;
-    let mut manifest = match open_run(game, cfg, &tiers, &work_root, &mut owned, progress)? {
+    let (_lock, mut owned, work_root, opened) = open_directory(game, cfg, &tiers, progress)?;
+    let mut manifest = match opened {
         Opened::Finished(summary) => {
             return Ok(SolveReport {
                 summary,
@@ -173,7 +171,6 @@ pub fn solve_with<G: Game>(
         }
         Opened::Run(m) => m,
     };
-    owned.dir_if_new(&work_root)?;
     let opts = TierOptions {
         plan,
         checkpoint_every: cfg.checkpoint_every,
@@ -199,21 +196,7 @@ pub fn solve_with<G: Game>(
         resumed_tiers,
         ..Default::default()
     };
-    let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
-    let done: u64 = opts
-        .plan
-        .tiers
-        .iter()
-        .filter(|t| manifest.record(t.tier).is_some())
-        .map(|t| t.states)
-        .sum();
-    let threads = rayon::current_num_threads();
-    // The run line counts positions of both sides, as every count printed does.
-    progress.run_started(
-        total * POSITIONS_PER_ENTRY,
-        done * POSITIONS_PER_ENTRY,
-        solve_time(&time_sample(game, &opts.plan), total - done, threads),
-    );
+    announce_run(game, &opts, &manifest, progress);
     let mut ckpt = Checkpoints {
         manifest: &mut manifest,
         dir: &cfg.out,
@@ -240,19 +223,9 @@ pub fn solve_with<G: Game>(
             let size = game.tier_size(tier)?;
             progress.tier_started(tier, game.tier_seeds(tier), size);
             let resume = usable_checkpoint(ckpt.manifest.current.take(), tier, progress)?;
-            // Where the tier's work files are: a checkpoint's own folder (checked when the run
-            // was opened: this run's, or one under the --tmp it was started with), or this run's.
-            let work = match &resume {
-                Some(c) => c.work.clone(),
-                None => opts.work_root.join(format!("tier-{tier:04}")),
-            };
+            let work = claim_tier_files(&mut owned, &opts, tier, resume.as_ref())?;
             let file = table_file(tier);
             let path = cfg.out.join(&file);
-            owned.file(&file)?;
-            owned.file(&flags_file(tier))?;
-            if resume.is_none() {
-                owned.claim_work_dir(&work)?;
-            }
             let lower = Lower { tables: &tables };
             let task = TierTask {
                 tier,
@@ -296,37 +269,32 @@ pub fn solve_with<G: Game>(
             let (bdb, bytes) = if next_beside {
                 (None, solved.bytes)
             } else {
-                let (bdb, took) = compress_now(
-                    sink,
-                    &cfg.out,
-                    tier,
-                    fp,
-                    &data,
-                    flags.as_ref(),
-                    opts.plan.compress_workers,
-                )?;
+                let bdb = compress_tier(sink, cfg, &opts, tier, fp, &data, &flags, &mut solved)?;
                 owned.file(&bdb.file)?;
-                report.compress += took;
-                solved.timings.compress = took;
+                report.compress += solved.timings.compress;
                 (Some(bdb.clone()), solved.bytes + bdb.bytes)
             };
-            ckpt.manifest.tiers.push(TierRecord {
+            let record = TierRecord {
                 tier,
                 counts: solved.counts.clone(),
                 file,
                 checksum: solved.header.checksum,
                 bdb,
-            });
-            // The tier's last checkpoint stays in the manifest until its work files are removed
-            // below: a run killed in between finds them by it, wherever they are.
-            let last = ckpt.manifest.current.take().filter(|c| c.tier == tier);
-            ckpt.save(last)?;
-            let io = tier_io(cfg, &work, base_disk, written0, below_bytes, bytes, &solved);
+            };
+            let io = record_tier(
+                cfg,
+                &mut ckpt,
+                record,
+                &work,
+                base_disk,
+                written0,
+                below_bytes,
+                bytes,
+                &solved,
+            )?;
             report.bytes_written += io.bytes_written;
             let bytes_written = io.bytes_written;
             report.tiers_io.push(io);
-            remove_work_dir(&work)?;
-            ckpt.manifest.current = None;
             if next_beside {
                 pending = Some(Background::start(
                     scope, sink, &cfg.out, tier, fp, data, flags,
@@ -362,6 +330,124 @@ pub fn solve_with<G: Game>(
     finish_run(cfg, &opts, &mut owned, &mut manifest, &tiers, &mut report)?;
     report.wall = start.elapsed();
     Ok(report)
+}
+
+/// The run directory made (or opened) and locked, its ledger of owned files opened, the work
+/// root named, and the manifest opened and checked ([`open_run`]).
+fn open_directory<'c, G: Game>(
+    game: &G,
+    cfg: &'c SolveConfig,
+    tiers: &[Tier],
+    progress: &dyn RunProgress,
+) -> Result<(lock::RunLock, Owned<'c>, PathBuf, Opened)> {
+    if !cfg.resume {
+        refuse_foreign_dir(&cfg.out)?;
+    }
+    std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
+    let lock = lock::acquire(&cfg.out)?;
+    let mut owned = Owned::open(&cfg.out, &|l| progress.notice(l))?;
+    let work_root = work_root(cfg)?;
+    let opened = open_run(game, cfg, tiers, &work_root, &mut owned, progress)?;
+    if let Opened::Run(_) = opened {
+        owned.dir_if_new(&work_root)?;
+    }
+    Ok((lock, owned, work_root, opened))
+}
+
+/// A solved tier recorded in the manifest and its work files removed: the tier's last
+/// checkpoint stays in the manifest until then, so that a run killed in between finds them by
+/// it, wherever they are. Returns the tier's bytes written and peak disk.
+#[allow(clippy::too_many_arguments)]
+fn record_tier(
+    cfg: &SolveConfig,
+    ckpt: &mut Checkpoints<'_>,
+    record: TierRecord,
+    work: &Path,
+    base_disk: u64,
+    written0: Option<u64>,
+    below_bytes: u64,
+    bytes: u64,
+    solved: &SolvedTier,
+) -> Result<TierIo> {
+    let tier = record.tier;
+    ckpt.manifest.tiers.push(record);
+    let last = ckpt.manifest.current.take().filter(|c| c.tier == tier);
+    ckpt.save(last)?;
+    let io = tier_io(cfg, work, base_disk, written0, below_bytes, bytes, solved);
+    remove_work_dir(work)?;
+    ckpt.manifest.current = None;
+    Ok(io)
+}
+
+/// The run line announced: positions of the whole run and those already finished, both sides
+/// counted as every count printed is, and the estimated time of what is left.
+fn announce_run<G: Game>(
+    game: &G,
+    opts: &TierOptions,
+    manifest: &Manifest,
+    progress: &dyn RunProgress,
+) {
+    let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
+    let done: u64 = opts
+        .plan
+        .tiers
+        .iter()
+        .filter(|t| manifest.record(t.tier).is_some())
+        .map(|t| t.states)
+        .sum();
+    let threads = rayon::current_num_threads();
+    progress.run_started(
+        total * POSITIONS_PER_ENTRY,
+        done * POSITIONS_PER_ENTRY,
+        solve_time(&time_sample(game, &opts.plan), total - done, threads),
+    );
+}
+
+/// The files a tier will write, recorded in the run's ledger before they exist, and its work
+/// folder: a checkpoint's own (checked when the run was opened: this run's, or one under the
+/// --tmp it was started with), or a new one under this run's work root.
+fn claim_tier_files(
+    owned: &mut Owned,
+    opts: &TierOptions,
+    tier: Tier,
+    resume: Option<&super::checkpoint::TierState>,
+) -> Result<PathBuf> {
+    owned.file(&table_file(tier))?;
+    owned.file(&flags_file(tier))?;
+    Ok(match resume {
+        Some(c) => c.work.clone(),
+        None => {
+            let work = opts.work_root.join(format!("tier-{tier:04}"));
+            owned.claim_work_dir(&work)?;
+            work
+        }
+    })
+}
+
+/// The distributable, compressed copy of a finished table, made now; its time goes into the
+/// tier's timings.
+#[allow(clippy::too_many_arguments)]
+fn compress_tier(
+    sink: &dyn TierSink,
+    cfg: &SolveConfig,
+    opts: &TierOptions,
+    tier: Tier,
+    fp: u64,
+    data: &table::TableData,
+    flags: &Option<TierFlags>,
+    solved: &mut SolvedTier,
+) -> Result<bawo_store::manifest::FileRecord> {
+    let (bdb, took) = compress_now(
+        sink,
+        &cfg.out,
+        tier,
+        fp,
+        data,
+        flags.as_ref(),
+        opts.plan.compress_workers,
+    )?;
+    solved.timings.compress = took;
+    Ok(bdb)
 }
 
 /// The tier's bytes written and peak disk: the run's disk now (its work files are still
