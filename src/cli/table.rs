@@ -1,4 +1,7 @@
-//! The per-tier count table that `solve` and `stats` print: one row per tier and a total.
+//! The per-tier count table that `solve` and `stats` print: one row per tier and a total,
+//! counts with thousands separators as the docs write them.
+
+use bawo_games::units::separated;
 
 /// One row's counts.
 pub struct Row<'a> {
@@ -13,7 +16,7 @@ pub struct Row<'a> {
 /// The header line.
 pub fn header() -> String {
     format!(
-        "{:>6} {:>14} {:>14} {:>14} {:>14} {:>9}",
+        "{:>6} {:>17} {:>17} {:>17} {:>17} {:>9}",
         "seeds", "positions", "win", "loss", "draw", "max depth"
     )
 }
@@ -21,8 +24,13 @@ pub fn header() -> String {
 /// One row, aligned under [`header`].
 pub fn row(r: &Row) -> String {
     format!(
-        "{:>6} {:>14} {:>14} {:>14} {:>14} {:>9}",
-        r.label, r.states, r.win, r.loss, r.draw, r.max_depth
+        "{:>6} {:>17} {:>17} {:>17} {:>17} {:>9}",
+        r.label,
+        separated(r.states),
+        separated(r.win),
+        separated(r.loss),
+        separated(r.draw),
+        r.max_depth
     )
 }
 

@@ -40,6 +40,19 @@ pub fn human_count(n: u64) -> String {
     }
 }
 
+/// `5,408,312`: a count with thousands separators, as tables print them.
+pub fn separated(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// `45s`, `2m 05s`, `1h 02m` style durations, to the second (hours and minutes beyond).
 pub fn human_duration(d: std::time::Duration) -> String {
     let s = d.as_secs();

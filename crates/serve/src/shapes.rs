@@ -133,6 +133,38 @@ pub struct DbJson {
     pub tiers: Vec<TierJson>,
     /// The opening position, where the game has one.
     pub start: Option<PositionJson>,
+    /// The position the page opens on: the opening where the database holds it, else a
+    /// longest win among the first positions of its largest tier ([`position_to_open`]).
+    pub open: Option<PositionJson>,
+}
+
+/// Positions of the largest tier searched for a long win to open on: a few blocks, so that
+/// `/api/dbs` stays fast on a database of billions.
+const OPEN_SEARCH: u64 = 1 << 14;
+
+/// A position the database holds, to open the page on: the game's opening where the database
+/// covers it, else the longest win among the first [`OPEN_SEARCH`] positions of the largest
+/// tier (its first position if none of them wins).
+pub fn position_to_open<G: Game>(d: &ServedDb, g: &G) -> Option<PositionJson> {
+    if let Some(p) = g.start_position().filter(|p| covered(d, g, p).is_ok()) {
+        return Some(position_json(d, g, &p));
+    }
+    let largest =
+        d.db.manifest()
+            .tiers
+            .iter()
+            .max_by_key(|r| r.counts.states)?;
+    let mut best: Option<(u32, u64)> = None;
+    for i in 0..largest.counts.states.min(OPEN_SEARCH) {
+        let e = d.db.probe(largest.tier, i).ok()?;
+        if let (Some(Value::Win), Some(depth)) = (e.value(), e.depth()) {
+            if best.is_none_or(|(b, _)| depth > b) {
+                best = Some((depth, i));
+            }
+        }
+    }
+    let index = best.map_or(0, |(_, i)| i);
+    Some(position_json(d, g, &g.position(largest.tier, index)))
 }
 
 pub fn db_json(d: &ServedDb) -> DbJson {
@@ -162,9 +194,10 @@ pub fn db_json(d: &ServedDb) -> DbJson {
         AnyGame::Kigogo(_) => 48,
         AnyGame::Bao(_) => 32,
     };
-    let start = bawo_games::with_game!(d.db.game(), g => {
-        g.start_position().map(|p| position_json(d, g, &p))
-    });
+    let (start, open) = bawo_games::with_game!(d.db.game(), g => (
+        g.start_position().map(|p| position_json(d, g, &p)),
+        position_to_open(d, g),
+    ));
     DbJson {
         name: d.name.clone(),
         game: d.db.game().name(),
@@ -181,6 +214,7 @@ pub fn db_json(d: &ServedDb) -> DbJson {
         draw: tiers.iter().map(|t| t.draw).sum(),
         tiers,
         start,
+        open,
     }
 }
 

@@ -45,8 +45,10 @@ function go(params) {
   load();
 }
 
-// A board to start from when the URL names none: the opening, else seeds on the back rows.
+// A board to start from when the URL names none: a position the database holds (the opening
+// where it covers it), else seeds on the back rows.
 function defaultParams(db) {
+  if (db.open) return paramsOf(db.name, db.open);
   if (db.start) return paramsOf(db.name, db.start);
   const board = new Array(db.pits).fill(0);
   let left = db.game === "bao" ? db.seeds : Math.min(db.seeds, db.pits);
