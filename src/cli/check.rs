@@ -103,7 +103,9 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         for b in &report.bad_blocks {
             outln!("  damaged: {b}");
         }
-        let unnamed = report.damaged.saturating_sub(report.bad_blocks.len() as u64);
+        let unnamed = report
+            .damaged
+            .saturating_sub(report.bad_blocks.len() as u64);
         if unnamed > 0 {
             outln!("  ... and {unnamed} more");
         }

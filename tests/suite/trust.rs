@@ -117,7 +117,12 @@ fn manifest_and_tier_files_are_read_only_as_bounded_regular_files() {
     copy_dir(&db, &d);
     std::fs::remove_file(d.join("manifest.json")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", d.join("manifest.json")).unwrap();
-    assert_fails(&db_cmd("stats", &d), 1, "not a regular file", "manifest /dev/zero");
+    assert_fails(
+        &db_cmd("stats", &d),
+        1,
+        "not a regular file",
+        "manifest /dev/zero",
+    );
     // A manifest of 17 MiB (sparse): too large.
     let d = t.path().join("big");
     copy_dir(&db, &d);
@@ -148,7 +153,11 @@ fn manifest_counts_that_do_not_add_up_are_refused() {
     solve(&db, "8");
     type Edit = fn(&mut Manifest);
     let cases: [(&str, Edit, &str); 4] = [
-        ("win = u64::MAX", |m| m.tiers[1].counts.win = u64::MAX, "add up"),
+        (
+            "win = u64::MAX",
+            |m| m.tiers[1].counts.win = u64::MAX,
+            "add up",
+        ),
         (
             "states off by one",
             |m| {
@@ -223,17 +232,40 @@ fn compact_writes_only_a_new_directory_outside_its_finished_source() {
     let o = t.path().join("users");
     std::fs::create_dir_all(&o).unwrap();
     std::fs::write(o.join("notes.txt"), "mine").unwrap();
-    assert_fails(&compact(&db, &o), 2, "not empty", "compact into a user's folder");
-    assert_eq!(std::fs::read_to_string(o.join("notes.txt")).unwrap(), "mine");
+    assert_fails(
+        &compact(&db, &o),
+        2,
+        "not empty",
+        "compact into a user's folder",
+    );
+    assert_eq!(
+        std::fs::read_to_string(o.join("notes.txt")).unwrap(),
+        "mine"
+    );
     // Inside the source, or holding it.
     let inside = db.join("sub");
-    assert_fails(&compact(&db, &inside), 2, "inside", "compact into the source");
+    assert_fails(
+        &compact(&db, &inside),
+        2,
+        "inside",
+        "compact into the source",
+    );
     assert!(!inside.exists(), "nothing created inside the source");
-    assert_fails(&compact(&db, t.path()), 2, "holds the database", "out holds src");
+    assert_fails(
+        &compact(&db, t.path()),
+        2,
+        "holds the database",
+        "out holds src",
+    );
     // A dangling symlink.
     let dangling = t.path().join("dangling");
     std::os::unix::fs::symlink(t.path().join("nowhere"), &dangling).unwrap();
-    assert_fails(&compact(&db, &dangling), 2, "symbolic link", "dangling --out");
+    assert_fails(
+        &compact(&db, &dangling),
+        2,
+        "symbolic link",
+        "dangling --out",
+    );
     // Leftovers of a killed compaction are removed by the next one.
     let o = t.path().join("again");
     std::fs::create_dir_all(&o).unwrap();
@@ -281,9 +313,19 @@ fn plan_messages_say_what_they_mean() {
     assert!(!all.contains("18446744073709551615"), "{all}");
     let t = scratch("bawo-trust-");
     let o = t.path().join("m");
-    let out = bawo(&[&["solve", "--mem", "1", "--out", o.to_str().unwrap()][..], &GAME].concat());
+    let out = bawo(
+        &[
+            &["solve", "--mem", "1", "--out", o.to_str().unwrap()][..],
+            &GAME,
+        ]
+        .concat(),
+    );
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
     assert!(!all.contains("(0 MiB)"), "{all}");
     let out = bawo(&["compact", "--db", "x", "--out", "y", "--threads", "1000"]);
-    assert!(!text(&out.stderr).contains("a solve"), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("a solve"),
+        "{}",
+        text(&out.stderr)
+    );
 }

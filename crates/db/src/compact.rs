@@ -80,7 +80,11 @@ pub fn compact(
             "{} is an unfinished run (finished tiers: {}); finish it with solve --resume \
              before compacting it",
             src.display(),
-            if done.is_empty() { "none".to_string() } else { done.join(",") }
+            if done.is_empty() {
+                "none".to_string()
+            } else {
+                done.join(",")
+            }
         )));
     }
     prepare_out(src, out)?;
@@ -184,7 +188,11 @@ fn prepare_out(src: &Path, out: &Path) -> Result<()> {
             // Where it would be created: its nearest existing folder must not lie in `src`.
             let mut above = out.parent();
             while let Some(a) = above {
-                let a = if a.as_os_str().is_empty() { Path::new(".") } else { a };
+                let a = if a.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    a
+                };
                 if let Ok(c) = a.canonicalize() {
                     check_apart(&src, &c.join(out.file_name().unwrap_or_default()))?;
                     break;
@@ -236,7 +244,8 @@ fn is_own_temp(name: &str, tier_bdb: impl Fn(&str) -> bool) -> bool {
     let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
         return false;
     };
-    rest.rsplit_once('.').is_some_and(|(file, _)| tier_bdb(file))
+    rest.rsplit_once('.')
+        .is_some_and(|(file, _)| tier_bdb(file))
 }
 
 /// Removes the temporary files a killed compaction left in `out` (under its lock).

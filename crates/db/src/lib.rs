@@ -91,7 +91,10 @@ fn check_counts(dir: &Path, m: &Manifest, game: &AnyGame) -> Result<()> {
         }
         last = Some(r.tier);
         let c = &r.counts;
-        let sum = c.win.checked_add(c.loss).and_then(|s| s.checked_add(c.draw));
+        let sum = c
+            .win
+            .checked_add(c.loss)
+            .and_then(|s| s.checked_add(c.draw));
         if sum != Some(c.states) {
             return damaged(format!(
                 "tier {}: wins {} + losses {} + draws {} do not add up to its {} positions",
