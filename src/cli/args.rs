@@ -138,7 +138,7 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
     if let Some(t) = threads.filter(|&t| t > MAX_THREADS_PER_CORE * cores) {
         return Err(usage(format!(
             "--threads {t} is more than {MAX_THREADS_PER_CORE} per core ({cores} cores here); \
-             more threads only slow a solve down"
+             more threads only slow the work down"
         )));
     }
     let pool = rayon::ThreadPoolBuilder::new()

@@ -103,6 +103,12 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
         for b in &report.bad_blocks {
             outln!("  damaged: {b}");
         }
+        let unnamed = report
+            .damaged
+            .saturating_sub(report.bad_blocks.len() as u64);
+        if unnamed > 0 {
+            outln!("  ... and {unnamed} more");
+        }
         if report.bad_blocks.is_empty() {
             let secs = start.elapsed().as_secs_f64();
             outln!(
@@ -133,7 +139,7 @@ pub fn run_verify(a: VerifyArgs) -> Result<()> {
             &a.db,
             format!(
                 "verify failed: {} damaged files or blocks",
-                report.bad_blocks.len()
+                report.damaged.max(report.bad_blocks.len() as u64)
             ),
         ))
     } else {

@@ -37,4 +37,5 @@ mod resume;
 mod serve_api;
 mod serve_browser;
 mod symmetry;
+mod trust;
 mod wide_tiers;

@@ -74,7 +74,23 @@ pub fn compact(
     let manifest = Manifest::load(src)?.ok_or_else(|| {
         Error::Missing(format!("{} holds no database (no manifest)", src.display()))
     })?;
+    if !manifest.complete {
+        let done: Vec<String> = manifest.tiers.iter().map(|r| r.tier.to_string()).collect();
+        return Err(bad(format!(
+            "{} is an unfinished run (finished tiers: {}); finish it with solve --resume \
+             before compacting it",
+            src.display(),
+            if done.is_empty() {
+                "none".to_string()
+            } else {
+                done.join(",")
+            }
+        )));
+    }
     prepare_out(src, out)?;
+    // The lock a solve takes: two compactions into one --out cannot both write it.
+    let _lock = bawo_store::lock::acquire(out)?;
+    remove_leftovers(out)?;
     let fp = manifest.fingerprint_value();
     let mut next = manifest.clone();
     let mut done = Compacted::default();
@@ -126,37 +142,123 @@ pub fn check_options(opts: &EncodeOptions) -> Result<()> {
     Ok(())
 }
 
-/// Creates `out` if missing. An existing `out` must be a directory that holds no database
-/// (no manifest): a compaction killed before its manifest leaves `.bdb` files, which a new
-/// one replaces. `out` must not be `src` itself.
+/// Creates `out` if missing. An existing `out` must be a directory that holds nothing but
+/// what a compaction killed before its manifest leaves (tier files, its temporary files, the
+/// lock): a user's files are never overwritten. `out` must be neither `src`, nor inside it,
+/// nor hold it.
 fn prepare_out(src: &Path, out: &Path) -> Result<()> {
-    let same = |a: &Path, b: &Path| -> bool {
-        match (a.canonicalize(), b.canonicalize()) {
-            (Ok(x), Ok(y)) => x == y,
-            _ => false,
+    let src = src.canonicalize().map_err(|e| Error::io(src, e))?;
+    match std::fs::symlink_metadata(out) {
+        Ok(m) if m.file_type().is_symlink() && !out.exists() => {
+            return Err(bad(format!(
+                "--out {} is a symbolic link to nothing; give a new directory",
+                out.display()
+            )))
         }
-    };
-    if out.exists() {
-        if !out.is_dir() {
+        Ok(_) if !out.is_dir() => {
             return Err(bad(format!(
                 "--out {} exists and is not a directory",
                 out.display()
-            )));
+            )))
         }
-        if same(src, out) {
-            return Err(bad(
-                "--out must be a new directory, not the database itself".to_string(),
-            ));
+        Ok(_) => {
+            let o = out.canonicalize().map_err(|e| Error::io(out, e))?;
+            check_apart(&src, &o)?;
+            if Manifest::path(out).exists() {
+                return Err(bad(format!(
+                    "--out {} already holds a database; choose a new directory",
+                    out.display()
+                )));
+            }
+            let entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
+            for e in entries {
+                let e = e.map_err(|e| Error::io(out, e))?;
+                let name = e.file_name().to_string_lossy().into_owned();
+                if !is_own_file(&name) {
+                    return Err(bad(format!(
+                        "--out {} is not empty (it holds {}); choose a new or empty directory",
+                        out.display(),
+                        name.chars().take(60).collect::<String>()
+                    )));
+                }
+            }
+            Ok(())
         }
-        if Manifest::path(out).exists() {
-            return Err(bad(format!(
-                "--out {} already holds a database; choose a new directory",
-                out.display()
-            )));
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Where it would be created: its nearest existing folder must not lie in `src`.
+            let mut above = out.parent();
+            while let Some(a) = above {
+                let a = if a.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    a
+                };
+                if let Ok(c) = a.canonicalize() {
+                    check_apart(&src, &c.join(out.file_name().unwrap_or_default()))?;
+                    break;
+                }
+                above = a.parent();
+            }
+            std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))
         }
-        return Ok(());
+        Err(e) => Err(Error::io(out, e)),
     }
-    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))
+}
+
+/// Refuses an `out` that is `src`, lies inside it, or holds it (both canonical).
+fn check_apart(src: &Path, out: &Path) -> Result<()> {
+    if out == src {
+        return Err(bad(
+            "--out must be a new directory, not the database itself".to_string(),
+        ));
+    }
+    if out.starts_with(src) {
+        return Err(bad(format!(
+            "--out {} lies inside the database {}; choose a directory outside it",
+            out.display(),
+            src.display()
+        )));
+    }
+    if src.starts_with(out) {
+        return Err(bad(format!(
+            "--out {} holds the database {}; choose a directory outside it",
+            out.display(),
+            src.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `name` is a file a compaction writes into `out`: a tier file, the temporary file
+/// of one (`.tier-KKKK.bdb.XXXXXX.tmp`), the lock.
+fn is_own_file(name: &str) -> bool {
+    let tier_bdb = |n: &str| {
+        n.strip_prefix("tier-")
+            .and_then(|r| r.strip_suffix(".bdb"))
+            .is_some_and(|k| k.len() >= 4 && k.bytes().all(|b| b.is_ascii_digit()))
+    };
+    name == "lock" || tier_bdb(name) || is_own_temp(name, tier_bdb)
+}
+
+fn is_own_temp(name: &str, tier_bdb: impl Fn(&str) -> bool) -> bool {
+    let Some(rest) = name.strip_prefix('.').and_then(|n| n.strip_suffix(".tmp")) else {
+        return false;
+    };
+    rest.rsplit_once('.')
+        .is_some_and(|(file, _)| tier_bdb(file))
+}
+
+/// Removes the temporary files a killed compaction left in `out` (under its lock).
+fn remove_leftovers(out: &Path) -> Result<()> {
+    for e in std::fs::read_dir(out).map_err(|e| Error::io(out, e))? {
+        let e = e.map_err(|e| Error::io(out, e))?;
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && is_own_file(&name) {
+            let p = e.path();
+            std::fs::remove_file(&p).map_err(|e| Error::io(&p, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes one tier's new file into `out`: the stored entries to a temporary file (checked

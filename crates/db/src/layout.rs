@@ -19,7 +19,7 @@ pub const TRAILER: usize = 8;
 
 /// File name of a tier's compressed file.
 pub fn file_name(tier: u32) -> String {
-    format!("tier-{tier:04}.bdb")
+    bawo_store::manifest::bdb_file(tier)
 }
 
 /// One block's place in the file.

@@ -75,6 +75,52 @@ pub use counts::TierCounts;
 pub use manifest::{Manifest, TierRecord};
 pub use verify::{verify, VerifyOptions, VerifyReport};
 
+/// The manifest's checksum proves nothing (anyone can write one), so its tiers are checked
+/// against each other and the game before any is read: each tier once, in ascending order,
+/// with as many entries as the game's tier holds, and counts of values that add up to them.
+fn check_counts(dir: &Path, m: &Manifest, game: &AnyGame) -> Result<()> {
+    let path = Manifest::path(dir);
+    let damaged = |why: String| Err(Error::corrupt(&path, why));
+    let mut last: Option<Tier> = None;
+    for r in &m.tiers {
+        if let Some(prev) = last.filter(|&p| p >= r.tier) {
+            return damaged(format!(
+                "tier {} is listed after tier {prev} (tiers must be unique and ascending)",
+                r.tier
+            ));
+        }
+        last = Some(r.tier);
+        let c = &r.counts;
+        let sum = c
+            .win
+            .checked_add(c.loss)
+            .and_then(|s| s.checked_add(c.draw));
+        if sum != Some(c.states) {
+            return damaged(format!(
+                "tier {}: wins {} + losses {} + draws {} do not add up to its {} positions",
+                r.tier, c.win, c.loss, c.draw, c.states
+            ));
+        }
+        let size = bawo_games::with_game!(game, g => g.tier_size(r.tier));
+        match size {
+            Ok(size) if size == c.states => {}
+            Ok(size) => {
+                return damaged(format!(
+                    "tier {} records {} stored positions; the game's tier holds {size}",
+                    r.tier, c.states
+                ))
+            }
+            Err(_) => {
+                return damaged(format!(
+                    "tier {} is not a tier of {} this program can hold",
+                    r.tier, m.game
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 pub struct Database {
     dir: PathBuf,
     manifest: Manifest,
@@ -110,6 +156,7 @@ impl Database {
                 manifest.game
             ))
         })?;
+        check_counts(dir, &manifest, &game)?;
         Ok(Database {
             dir: dir.to_path_buf(),
             manifest,

@@ -88,6 +88,44 @@ fn outcome_text(value: bawo_games::value::Value, depth: Option<u32>) -> String {
     }
 }
 
+/// The longest line `play` reads as a move; a longer one is refused without being kept.
+pub const MAX_LINE: usize = 4096;
+
+/// Reads one line of at most [`MAX_LINE`] bytes: `None` at the end of input, `Some(Err(why))`
+/// for a line that is too long (the rest of it read and dropped, never held) or not UTF-8.
+fn read_line_bounded(input: &mut dyn BufRead) -> std::io::Result<Option<Result<String, String>>> {
+    let mut buf = Vec::new();
+    let n = std::io::Read::take(&mut *input, MAX_LINE as u64 + 1).read_until(b'\n', &mut buf)?;
+    if n == 0 {
+        return Ok(None);
+    }
+    if buf.len() > MAX_LINE && buf.last() != Some(&b'\n') {
+        // Drop the rest of the line a buffer at a time.
+        loop {
+            let chunk = input.fill_buf()?;
+            if chunk.is_empty() {
+                break;
+            }
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    input.consume(i + 1);
+                    break;
+                }
+                None => {
+                    let len = chunk.len();
+                    input.consume(len);
+                }
+            }
+        }
+        return Ok(Some(Err(format!(
+            "a line of more than {MAX_LINE} bytes is not a move"
+        ))));
+    }
+    Ok(Some(String::from_utf8(buf).map_err(|_| {
+        "the line is not UTF-8 text, so not a move".to_string()
+    })))
+}
+
 /// Plays from `start`; the human plays `human`, the engine the other side.
 pub fn play<G: Game>(
     db: &Database,
@@ -129,11 +167,17 @@ pub fn play<G: Game>(
             loop {
                 write!(out, "your move (or q to quit)> ").map_err(io)?;
                 out.flush().map_err(io)?;
-                let mut line = String::new();
-                if input.read_line(&mut line).map_err(io)? == 0 {
-                    writeln!(out, "\nend of input: game left unfinished.").map_err(io)?;
-                    return Ok((PlayEnd::Quit, plies));
-                }
+                let line = match read_line_bounded(input).map_err(io)? {
+                    None => {
+                        writeln!(out, "\nend of input: game left unfinished.").map_err(io)?;
+                        return Ok((PlayEnd::Quit, plies));
+                    }
+                    Some(Err(why)) => {
+                        writeln!(out, "{why}; choose one of: {}", labels.join(" ")).map_err(io)?;
+                        continue;
+                    }
+                    Some(Ok(line)) => line,
+                };
                 let word = line.trim();
                 match word {
                     "" => continue,

@@ -155,11 +155,13 @@ pub fn stats_within(db: &Database, mem: &ReadBudget) -> Result<Stats> {
         trim(&mut t.win_depths);
         trim(&mut t.loss_depths);
         // Opening the tier above checked that its compressed file is recorded.
-        out.file_bytes += record.bdb.as_ref().map_or(0, |b| b.bytes);
-        out.states += t.states;
-        out.win += t.win;
-        out.loss += t.loss;
-        out.draw += t.draw;
+        out.file_bytes = out
+            .file_bytes
+            .saturating_add(record.bdb.as_ref().map_or(0, |b| b.bytes));
+        out.states = out.states.saturating_add(t.states);
+        out.win = out.win.saturating_add(t.win);
+        out.loss = out.loss.saturating_add(t.loss);
+        out.draw = out.draw.saturating_add(t.draw);
         out.max_depth = out.max_depth.max(t.max_depth);
         add_into(&mut out.win_depths, &t.win_depths);
         add_into(&mut out.loss_depths, &t.loss_depths);

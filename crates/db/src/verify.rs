@@ -71,8 +71,10 @@ pub struct VerifyReport {
     pub mismatches: u64,
     /// The first bad positions in (tier, index) order.
     pub bad_positions: Vec<BadPosition>,
-    /// Damaged files or blocks, one line each.
+    /// Damaged files or blocks, one line each (the first [`MAX_NAMED`]).
     pub bad_blocks: Vec<String>,
+    /// Damaged files or blocks, all of them, named or not.
+    pub damaged: u64,
 }
 
 impl VerifyReport {
@@ -172,6 +174,7 @@ pub fn verify_within(
     let mut report = VerifyReport::default();
     check_checksums(db, &mut report);
     if !report.bad_blocks.is_empty() {
+        report.damaged = report.bad_blocks.len() as u64;
         report.bad_blocks.truncate(MAX_NAMED);
         return Ok(report);
     }
@@ -652,6 +655,7 @@ fn sample_pass<G: Game>(
             }
         }
     }
+    report.damaged = report.bad_blocks.len() as u64;
     report.bad_blocks.truncate(MAX_NAMED);
     Ok(())
 }

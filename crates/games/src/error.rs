@@ -99,10 +99,19 @@ impl Error {
     }
 }
 
+/// A budget in MiB, or in bytes when under one MiB (which would print as "0 MiB").
+fn budget_text(bytes: u64) -> String {
+    if bytes < 1 << 20 {
+        format!("{bytes} bytes")
+    } else {
+        format!("{} MiB", bytes >> 20)
+    }
+}
+
 /// A memory budget too small for a run (the solver's memory plan): the tier that needs the
 /// most, what for, and the least budget that holds every tier.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("the memory budget ({} MiB) {why}; give --mem at least {least_mib} MiB", .budget >> 20)]
+#[error("the memory budget ({}) {why}; give --mem at least {least_mib} MiB", budget_text(*.budget))]
 pub struct MemoryError {
     /// The budget given, in bytes.
     pub budget: u64,

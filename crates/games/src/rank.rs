@@ -20,12 +20,22 @@ use thiserror::Error;
 
 /// A tier or composition count that does not fit the index type.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("{what}: {seeds} seeds in {pits} pits gives more than {limit} positions, too many for the index type")]
+#[error("{what}: {seeds} seeds in {pits} pits gives {}, too many for the index type", limit_text(*.limit))]
 pub struct TooLarge {
     pub what: &'static str,
     pub seeds: u32,
     pub pits: usize,
     pub limit: u64,
+}
+
+/// "more than N positions", or, where the limit is the whole 64-bit range, that the count does
+/// not fit in 64 bits (a twenty-digit number says nothing to a reader).
+fn limit_text(limit: u64) -> String {
+    if limit == u64::MAX {
+        "a count of positions that does not fit in 64 bits".to_string()
+    } else {
+        format!("more than {limit} positions")
+    }
 }
 
 /// `C(n, k)` exactly, or `None` when it exceeds `u128`.

@@ -80,8 +80,46 @@ pub fn as_u64<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u64]> {
 
 /// Maps a file read-only; `None` when it is empty (an empty map is not allowed).
 pub fn map_ro(path: &Path) -> Result<Option<Mmap>> {
-    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let f = open_regular(path)?;
     map_file_ro(path, &f)
+}
+
+/// Opens `path` for reading, refusing anything but a regular file (a FIFO, a device such as
+/// `/dev/zero`, a directory) as damage: it is opened without blocking (a FIFO with no writer
+/// would hang `open`) and the open file's own type is checked, so nothing swapped in between
+/// a check and the open is read.
+pub fn open_regular(path: &Path) -> Result<File> {
+    let mut o = OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK);
+    }
+    let f = o.open(path).map_err(|e| Error::io(path, e))?;
+    let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.file_type().is_file() {
+        return Err(Error::corrupt(path, "not a regular file"));
+    }
+    Ok(f)
+}
+
+/// Reads the whole regular file `path` as text, refusing one over `limit` bytes as damage
+/// (without reading more than `limit + 1` bytes of it).
+pub fn read_text_bounded(path: &Path, limit: u64) -> Result<String> {
+    use std::io::Read;
+    let f = open_regular(path)?;
+    let mut text = String::new();
+    f.take(limit + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| Error::io(path, e))?;
+    if text.len() as u64 > limit {
+        return Err(Error::corrupt(
+            path,
+            format!("too large (over {} MiB)", limit >> 20),
+        ));
+    }
+    Ok(text)
 }
 
 /// Maps the open file `f` (at `path`) read-only; `None` when it is empty.

@@ -24,6 +24,9 @@ pub const FILE: &str = "manifest.json";
 /// hold one side to move, the other being answered by the mirror; 5: a tier's positions are
 /// ordered by the halves of the board, `game::sided::SidedIndex`).
 pub const FORMAT: u32 = 5;
+/// The largest manifest read (a million tiers' records fit many times over): anything bigger
+/// is damage, not a manifest to parse.
+pub const MAX_BYTES: u64 = 16 << 20;
 
 /// What the store needs of a checkpoint: to be stored, and the folder of its work files.
 pub trait Checkpoint: Clone + Serialize + DeserializeOwned {
@@ -129,10 +132,12 @@ where
     /// Reads the manifest of `dir`; `Ok(None)` when there is none.
     pub fn load(dir: &Path) -> Result<Option<Self>> {
         let path = Self::path(dir);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match super::bytes::read_text_bounded(&path, MAX_BYTES) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io(&path, e)),
+            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(None)
+            }
+            Err(e) => return Err(e),
         };
         // The version first, so that a manifest of another layout is named as such rather
         // than as damage, whatever else changed in it.
@@ -150,6 +155,7 @@ where
                 "manifest does not match its checksum",
             ));
         }
+        check_files(&path, &m.tiers)?;
         let mut m = m;
         if m.fingerprint != Checksum(super::fingerprint(&m.game)) {
             return Err(Error::corrupt(
@@ -230,4 +236,43 @@ fn other_format(dir: &Path, format: u32) -> String {
 /// File name of a tier's raw table.
 pub fn table_file(tier: u32) -> String {
     format!("tier-{tier:04}.tbl")
+}
+
+/// File name of a tier's compressed database file.
+pub fn bdb_file(tier: u32) -> String {
+    format!("tier-{tier:04}.bdb")
+}
+
+/// The checksum proves nothing (anyone can write one), so every file a tier record names must
+/// be the directory's own file of that tier, never a path elsewhere: `tier-KKKK.tbl` and
+/// `tier-KKKK.bdb`, nothing else.
+fn check_files<C>(path: &Path, tiers: &[TierRecord<C>]) -> Result<()> {
+    for r in tiers {
+        let shown = |name: &str| name.chars().take(60).collect::<String>();
+        if r.file != table_file(r.tier) {
+            return Err(Error::corrupt(
+                path,
+                format!(
+                    "tier {} names the table file '{}', not its own {}",
+                    r.tier,
+                    shown(&r.file),
+                    table_file(r.tier)
+                ),
+            ));
+        }
+        if let Some(bdb) = &r.bdb {
+            if bdb.file != bdb_file(r.tier) {
+                return Err(Error::corrupt(
+                    path,
+                    format!(
+                        "tier {} names the database file '{}', not its own {}",
+                        r.tier,
+                        shown(&bdb.file),
+                        bdb_file(r.tier)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }

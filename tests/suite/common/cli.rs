@@ -57,8 +57,8 @@ pub fn bawo_env<S: AsRef<OsStr>>(args: &[S], env: &[(&str, String)]) -> Output {
         .expect("run bawo")
 }
 
-/// Runs `bawo args` with `input` on standard input, closed after it.
-pub fn bawo_stdin<S: AsRef<OsStr>>(args: &[S], input: &str) -> Output {
+/// Runs `bawo args` with `input` (text, or any bytes) on standard input, closed after it.
+pub fn bawo_stdin<S: AsRef<OsStr>>(args: &[S], input: impl AsRef<[u8]>) -> Output {
     let mut child = command(args, &[])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -67,7 +67,7 @@ pub fn bawo_stdin<S: AsRef<OsStr>>(args: &[S], input: &str) -> Output {
         .expect("run bawo");
     {
         let mut stdin = child.stdin.take().expect("piped stdin");
-        stdin.write_all(input.as_bytes()).expect("write stdin");
+        stdin.write_all(input.as_ref()).expect("write stdin");
     }
     child.wait_with_output().expect("wait for bawo")
 }

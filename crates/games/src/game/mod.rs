@@ -294,6 +294,8 @@ pub fn find_labelled<P>(
         .into_iter()
         .find(|m| m.label.eq_ignore_ascii_case(label))
         .ok_or_else(|| {
+            // Echoed shortened: the text may be anything a user or a file typed.
+            let label = input::short(label);
             InputError::new(if legal.is_empty() {
                 format!("'{label}' is not a legal move: there is no legal move here")
             } else {
