@@ -15,12 +15,12 @@
 
 use bawo_games::value::{Entry, Value};
 
-pub const DEPTH_MASK: u32 = 0xFFFF;
-pub const COUNTER_SHIFT: u32 = 16;
+pub(crate) const DEPTH_MASK: u32 = 0xFFFF;
+pub(crate) const COUNTER_SHIFT: u32 = 16;
 pub const COUNTER_ONE: u32 = 1 << COUNTER_SHIFT;
-pub const COUNTER_MASK: u32 = 0xFF << COUNTER_SHIFT;
+pub(crate) const COUNTER_MASK: u32 = 0xFF << COUNTER_SHIFT;
 pub const MAX_COUNTER: u32 = 0xFF;
-pub const TAG_SHIFT: u32 = 24;
+pub(crate) const TAG_SHIFT: u32 = 24;
 const TAG_MASK: u32 = 7;
 
 /// Flag: the position has no move or a move that stays in its tier, so it is never a

@@ -256,7 +256,7 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         self.header.blocks
     }
 
-    pub fn symbols(&self) -> &[u16] {
+    pub(crate) fn symbols(&self) -> &[u16] {
         &self.header.symbols
     }
 

@@ -79,7 +79,7 @@ pub struct PositionJson {
     pub extra: Map<String, Json>,
 }
 
-pub fn position_json<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> PositionJson {
+pub(crate) fn position_json<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> PositionJson {
     PositionJson {
         board: g.board_counts(pos),
         to_move: g.side_to_move(pos).letter(),
@@ -135,7 +135,7 @@ pub struct DbJson {
     pub start: Option<PositionJson>,
 }
 
-pub fn db_json(d: &ServedDb) -> DbJson {
+pub(crate) fn db_json(d: &ServedDb) -> DbJson {
     let m = d.db.manifest();
     let params = GameParams::from_descriptor(&m.game).unwrap_or_default();
     let tiers: Vec<TierJson> = m

@@ -27,8 +27,8 @@ use super::graph::{PredView, Source};
 use super::predfile::{blocked_span, Offsets};
 use bawo_games::value::MAX_DEPTH;
 
-pub const LOCAL_MASK: u32 = (1 << 30) - 1;
-pub const KIND_MASK: u32 = !LOCAL_MASK;
+pub(crate) const LOCAL_MASK: u32 = (1 << 30) - 1;
+pub(crate) const KIND_MASK: u32 = !LOCAL_MASK;
 /// A successor was decided WIN for its mover: the predecessor loses an option.
 pub const MSG_WIN: u32 = 0;
 /// A successor was decided LOSS for its mover: the predecessor wins.

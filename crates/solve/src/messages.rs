@@ -91,7 +91,7 @@ impl Messages {
         Ok(out)
     }
 
-    pub fn cleanup(&mut self) {
+    pub(crate) fn cleanup(&mut self) {
         for p in self.spilled.iter_mut().filter_map(Option::take) {
             let _ = std::fs::remove_file(p);
         }

@@ -88,7 +88,7 @@ pub struct Lower<'a> {
 pub struct TierTask<'a> {
     pub tier: Tier,
     pub resume: Option<TierState>,
-    pub table_path: &'a Path,
+    pub(crate) table_path: &'a Path,
 }
 
 /// Solves a tier (resuming from its checkpoint when given) and writes its table.

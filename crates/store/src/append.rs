@@ -25,7 +25,7 @@ use bawo_games::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Committed {
     pub len: u64,
-    pub crc: u32,
+    pub(crate) crc: u32,
 }
 
 struct Inner {

@@ -66,7 +66,7 @@ pub use super::options::NeverEnding;
 /// The rule options of Bao Kigogo.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KigogoRules {
-    pub never_ending: NeverEnding,
+    pub(crate) never_ending: NeverEnding,
 }
 
 impl KigogoRules {

@@ -106,7 +106,7 @@ pub struct Geometry {
     pub facing: [[u8; FRONT]; 2],
 }
 
-pub const GEOMETRY: Geometry = {
+pub(crate) const GEOMETRY: Geometry = {
     let mut g = Geometry {
         own: [[0; CIRCUIT]; 2],
         facing: [[0; FRONT]; 2],

@@ -58,7 +58,7 @@ pub use super::options::NeverEnding;
 /// The rule options of Bao la Kiswahili.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BaoRules {
-    pub never_ending: NeverEnding,
+    pub(crate) never_ending: NeverEnding,
 }
 
 impl BaoRules {

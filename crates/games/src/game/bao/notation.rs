@@ -49,7 +49,7 @@ impl MoveName {
         }
     }
 
-    pub fn with_house(self, house: HouseChoice) -> Self {
+    pub(crate) fn with_house(self, house: HouseChoice) -> Self {
         MoveName { house, ..self }
     }
 }
