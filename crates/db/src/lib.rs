@@ -75,6 +75,7 @@ pub use counts::TierCounts;
 pub use manifest::{Manifest, TierRecord};
 pub use verify::{verify, VerifyOptions, VerifyReport};
 
+/// A finished database, open for queries.
 pub struct Database {
     dir: PathBuf,
     manifest: Manifest,
@@ -84,6 +85,7 @@ pub struct Database {
 }
 
 impl Database {
+    /// Opens the database in `dir`, checking its manifest.
     pub fn open(dir: &Path) -> Result<Database> {
         Self::open_with_cache(dir, cache::DEFAULT_BUDGET)
     }
@@ -119,18 +121,22 @@ impl Database {
         })
     }
 
+    /// The game the database solves.
     pub fn game(&self) -> &AnyGame {
         &self.game
     }
 
+    /// The database's manifest.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
     }
 
+    /// The database's directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// The cache of decoded blocks.
     pub fn cache(&self) -> &BlockCache {
         &self.cache
     }
@@ -309,17 +315,23 @@ impl Database {
 /// A move's outcome for the player who makes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MoveAnswer {
+    /// The move's name.
     #[serde(rename = "move")]
     pub label: String,
+    /// Value for the mover, after the move.
     pub value: Value,
+    /// Plies to the end with perfect play (`None` for a draw).
     pub depth: Option<u32>,
 }
 
 /// A position's value and its moves, best first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QueryAnswer {
+    /// Value for the side to move.
     pub value: Value,
+    /// Plies to the end with perfect play (`None` for a draw).
     pub depth: Option<u32>,
+    /// Each legal move with its value.
     pub moves: Vec<MoveAnswer>,
 }
 

@@ -18,6 +18,7 @@ use bawo_games::game::{Game, MoveOutcome, Side};
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator started from `seed`.
     pub fn new(seed: u64) -> SplitMix64 {
         SplitMix64(seed)
     }
@@ -75,7 +76,10 @@ pub fn default_position<G: Game>(db: &Database, g: &G, seed: u64) -> Result<G::P
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlayEnd {
     /// The side to move had no legal move, or played a move that loses at once.
-    Finished { loser: Side },
+    Finished {
+        /// The side that lost.
+        loser: Side,
+    },
     /// The human typed `q` or the input ended.
     Quit,
 }

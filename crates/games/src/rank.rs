@@ -22,9 +22,13 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("{what}: {seeds} seeds in {pits} pits gives more than {limit} positions, too many for the index type")]
 pub struct TooLarge {
+    /// What was too large to rank.
     pub what: &'static str,
+    /// Seeds on the board.
     pub seeds: u32,
+    /// Pits on the board.
     pub pits: usize,
+    /// The largest count that fits.
     pub limit: u64,
 }
 
@@ -94,10 +98,12 @@ impl Ranker {
         }
     }
 
+    /// Pits this ranker ranks.
     pub fn pits(&self) -> usize {
         self.pits
     }
 
+    /// The most seeds this ranker ranks.
     pub fn max_seeds(&self) -> u32 {
         self.max_seeds
     }

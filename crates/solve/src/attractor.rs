@@ -276,6 +276,7 @@ pub struct LevelQueue {
 }
 
 impl LevelQueue {
+    /// Queues position `index` for `level`.
     pub fn push(&mut self, level: u32, index: u32) {
         let l = level as usize;
         if self.levels.len() <= l {
@@ -284,6 +285,7 @@ impl LevelQueue {
         self.levels[l].push(index);
     }
 
+    /// Takes the positions queued for `level`.
     pub fn take(&mut self, level: u32) -> Vec<u32> {
         self.levels
             .get_mut(level as usize)

@@ -21,6 +21,7 @@ pub struct Messages {
 }
 
 impl Messages {
+    /// Buffers for `ranges` ranges in `budget` bytes, spilling to `dir`.
     pub fn new(ranges: usize, budget: u64, dir: &Path) -> Self {
         Messages {
             mem: vec![Vec::new(); ranges],

@@ -24,6 +24,7 @@ use bawo_games::error::{Error, Result};
 /// Length and CRC-32 of a log's committed prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Committed {
+    /// Bytes committed.
     pub len: u64,
     pub(crate) crc: u32,
 }
@@ -147,6 +148,7 @@ impl AppendLog {
         })
     }
 
+    /// The log's file.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -311,6 +313,7 @@ impl AppendLog {
         g.written + g.buf.len() as u64
     }
 
+    /// Whether the log holds no bytes.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

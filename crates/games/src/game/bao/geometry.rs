@@ -62,6 +62,7 @@ impl Dir {
         }
     }
 
+    /// The arrow that shows this direction in move names.
     pub fn arrow(self) -> char {
         match self {
             Dir::Clockwise => '>',
