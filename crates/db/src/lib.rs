@@ -12,7 +12,7 @@
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`gather`] | many lookups answered together, each block decoded once          |
 //! | [`packed`] | a whole tier's exact entries, about half a byte each, for `verify`'s lookups |
-//! | [`verify`] | forward pass recomputing every stored value, checksums            |
+//! | [`verify`](mod@verify) | forward pass recomputing every stored value, checksums            |
 //! | [`sample`] | `verify --sample`: random positions, their lookups gathered        |
 //! | [`stats`]  | counts and depth histograms per tier                              |
 //! | [`stored`] | a finished tier's file on resume: checked, or decoded and checked in one read |

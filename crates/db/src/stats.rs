@@ -1,6 +1,6 @@
 //! Counts and depth histograms of a database, read from its tier files.
 //!
-//! The JSON shape extends `solve --json` ([`crate::solve::run::Summary`]): the same top-level
+//! The JSON shape extends `solve --json` (`bawo_solve::Summary`): the same top-level
 //! keys, each tier with the same keys, plus `win_depths` and `loss_depths` (index = depth,
 //! value = positions), so scripts written for one read the other. Like `solve`, it counts the
 //! positions of both sides to move: each stored entry stands for two

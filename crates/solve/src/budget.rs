@@ -144,7 +144,7 @@ pub struct TierPlan {
     pub compress_beside: bool,
     /// Out of core, a range's predecessor lists are written while the next range's are built
     /// ([`super::predwrite`]): both ranges' lists, the grouped edges and the worker
-    /// compressing the tier below fit the budget ([`writing_per_position`]).
+    /// compressing the tier below fit the budget (`writing_per_position`).
     pub write_beside: bool,
     /// Bytes of cells the attractor may hold in memory from level to level
     /// ([`super::held`]): out of core, what the budget leaves beside the fixed overhead, the

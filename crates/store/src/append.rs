@@ -209,7 +209,7 @@ impl AppendLog {
 
     /// Where the log's bytes are in its file (its buffer written first), calls `f` with the
     /// file and runs of whole appends that cover it, at most `parts` of about equal bytes
-    /// (cut at [`Inner::marks`]), for readers to take side by side with [`reader_at`];
+    /// (cut at `Inner::marks`), for readers to take side by side with [`reader_at`];
     /// `None`, without calling `f`, where they are all in memory
     /// ([`AppendLog::with_memory`] serves those). Appending waits while `f` runs.
     pub fn with_runs<R>(
