@@ -1,4 +1,4 @@
-//! `bawo._native`: the PyO3 glue over [`engine`], the one module that uses the bawo library.
+//! `bawo._native`: the PyO3 glue over `engine`, the one module that uses the bawo library.
 //! The `bawo` Python package (`bawo/__init__.py`) wraps these classes in its public API.
 //!
 //! Long calls (a cold probe, a bulk probe, stats, verify, waiting for a tier's next chunk)

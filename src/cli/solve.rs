@@ -26,6 +26,7 @@ pub struct SolveArgs {
     #[arg(long)]
     pub seeds: Option<u32>,
     /// Run directory for the tables [default: bawo-db/<game>-<parameters>].
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads [default: one per core].

@@ -20,10 +20,12 @@ impl Block {
         self.codes.len() + 4 * self.escape_at.len() + 2 * self.escaped.len()
     }
 
+    /// Positions in the block.
     pub fn len(&self) -> usize {
         self.positions
     }
 
+    /// Whether the block holds no positions.
     pub fn is_empty(&self) -> bool {
         self.positions == 0
     }

@@ -27,12 +27,14 @@ struct Inner {
     clock: u64,
 }
 
+/// A cache of decoded blocks, bounded in bytes.
 pub struct BlockCache {
     budget: usize,
     inner: Mutex<Inner>,
 }
 
 impl BlockCache {
+    /// An empty cache holding at most `budget` bytes.
     pub fn new(budget: usize) -> BlockCache {
         BlockCache {
             budget,
@@ -106,6 +108,7 @@ impl BlockCache {
         self.inner.lock().expect("cache lock").slots.len()
     }
 
+    /// Whether the cache holds no blocks.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -15,12 +15,14 @@
 
 use bawo_games::value::{Entry, Value};
 
-pub const DEPTH_MASK: u32 = 0xFFFF;
-pub const COUNTER_SHIFT: u32 = 16;
+pub(crate) const DEPTH_MASK: u32 = 0xFFFF;
+pub(crate) const COUNTER_SHIFT: u32 = 16;
+/// One step of the counter.
 pub const COUNTER_ONE: u32 = 1 << COUNTER_SHIFT;
-pub const COUNTER_MASK: u32 = 0xFF << COUNTER_SHIFT;
+pub(crate) const COUNTER_MASK: u32 = 0xFF << COUNTER_SHIFT;
+/// The largest counter.
 pub const MAX_COUNTER: u32 = 0xFF;
-pub const TAG_SHIFT: u32 = 24;
+pub(crate) const TAG_SHIFT: u32 = 24;
 const TAG_MASK: u32 = 7;
 
 /// Flag: the position has no move or a move that stays in its tier, so it is never a
@@ -39,31 +41,39 @@ pub const OPEN_NO_LOSS: u32 = 1;
 /// A WIN (a lower-tier successor loses); the depth is the best so far, an in-tier
 /// successor may still give a faster win.
 pub const KNOWN_WIN: u32 = 2;
+/// Tag: won for the side to move.
 pub const WIN: u32 = 3;
+/// Tag: lost for the side to move.
 pub const LOSS: u32 = 4;
+/// Tag: a draw.
 pub const DRAW: u32 = 5;
 
+/// A cell of `tag`, `counter` and `depth`.
 #[inline]
 pub fn make(tag: u32, counter: u32, depth: u32) -> u32 {
     debug_assert!(counter <= MAX_COUNTER && depth <= DEPTH_MASK);
     (tag << TAG_SHIFT) | (counter << COUNTER_SHIFT) | depth
 }
 
+/// The cell's tag.
 #[inline]
 pub fn tag(cell: u32) -> u32 {
     (cell >> TAG_SHIFT) & TAG_MASK
 }
 
+/// The cell's depth.
 #[inline]
 pub fn depth(cell: u32) -> u32 {
     cell & DEPTH_MASK
 }
 
+/// The cell's counter.
 #[inline]
 pub fn counter(cell: u32) -> u32 {
     (cell & COUNTER_MASK) >> COUNTER_SHIFT
 }
 
+/// Whether the cell's value is decided.
 #[inline]
 pub fn is_final(cell: u32) -> bool {
     tag(cell) >= WIN

@@ -55,9 +55,13 @@ pub fn worker_bytes(opts: &EncodeOptions) -> u64 {
 /// What a compaction did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Compacted {
+    /// Tiers rewritten.
     pub tiers: usize,
+    /// Positions rewritten.
     pub positions: u64,
+    /// Bytes of the files before.
     pub bytes_before: u64,
+    /// Bytes of the files after.
     pub bytes_after: u64,
 }
 

@@ -13,11 +13,17 @@ use bawo_games::value::{Entry, Value};
 /// positions of both sides, [`TierCounts::both_sides`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierCounts {
+    /// Seeds on the board.
     pub seeds: u32,
+    /// Positions of both sides to move.
     pub states: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Longest win or loss, in plies.
     pub max_depth: u32,
 }
 
@@ -74,6 +80,7 @@ impl TierCounts {
 /// What solving one tier cost in disk, for reports and for cutting both.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct TierIo {
+    /// Seeds on the board.
     pub seeds: u32,
     /// Bytes the process wrote while it solved the tier: work files (also those deleted before
     /// they reached the disk), raw table, compressed file.
@@ -86,15 +93,22 @@ pub struct TierIo {
 /// Time and volume of each phase of a tier, for reports and benchmarks.
 #[derive(Debug, Clone, Default)]
 pub struct TierTimings {
+    /// Time of the successor pass.
     pub successors: Duration,
+    /// Time of the predecessor pass.
     pub predecessors: Duration,
+    /// Time of the attractor.
     pub attractor: Duration,
+    /// Time of finishing the table.
     pub finish: Duration,
     /// Process CPU time of each phase (successors, predecessors, attractor, finish): with
     /// the wall times above, how many cores each phase kept busy.
     pub cpu: [Duration; 4],
+    /// Edges within the tier.
     pub in_tier_edges: u64,
+    /// Levels of the attractor.
     pub levels: u32,
+    /// Ranges the tier was split into.
     pub ranges: u64,
     /// Bytes of the tier's work files at their largest (sampled after each phase's units of
     /// work), with its raw table at the end: the tier's own part of the run's peak disk.
@@ -106,7 +120,7 @@ pub struct TierTimings {
     /// The tier was compressed on a thread of its own beside the next tier's solve (else
     /// before the next tier started).
     pub compressed_beside: bool,
-    /// Ranges whose cells the attractor held in memory (out of core, [`super::held`]).
+    /// Ranges whose cells the attractor held in memory (out of core, `bawo_solve::held`).
     pub held_ranges: u64,
 }
 

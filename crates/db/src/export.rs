@@ -17,10 +17,12 @@ use bawo_games::value::Entry;
 /// Export formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ExportFormat {
+    /// Comma-separated values.
     Csv,
 }
 
 impl ExportFormat {
+    /// Parses a format name.
     pub fn parse(s: &str) -> std::result::Result<ExportFormat, bawo_games::game::InputError> {
         match s {
             "csv" => Ok(ExportFormat::Csv),

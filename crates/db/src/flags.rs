@@ -56,6 +56,7 @@ pub struct FlagWriter {
 }
 
 impl FlagWriter {
+    /// Creates the flag file at `path`.
     pub fn create(path: &Path) -> Result<FlagWriter> {
         Ok(FlagWriter {
             path: path.to_path_buf(),
@@ -161,6 +162,7 @@ impl TierFlags {
         Ok(Some(TierFlags { map, states }))
     }
 
+    /// Positions the flags cover.
     pub fn states(&self) -> u64 {
         self.states
     }
@@ -242,6 +244,7 @@ impl AnchoredBits {
         AnchoredBits(BitVec::from_vec(bytes))
     }
 
+    /// The bits as bytes.
     pub fn as_bytes(&self) -> &[u8] {
         self.0.as_raw_slice()
     }

@@ -244,19 +244,22 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         })
     }
 
+    /// The file's header.
     pub fn header(&self) -> &Header {
         &self.header
     }
 
+    /// The file's path.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// Blocks in the file.
     pub fn blocks(&self) -> u32 {
         self.header.blocks
     }
 
-    pub fn symbols(&self) -> &[u16] {
+    pub(crate) fn symbols(&self) -> &[u16] {
         &self.header.symbols
     }
 
@@ -271,6 +274,7 @@ impl<B: AsRef<[u8]>> BdbFile<B> {
         self.bytes.as_ref().len() as u64
     }
 
+    /// Whether the file holds no positions.
     pub fn is_empty(&self) -> bool {
         self.bytes.as_ref().is_empty()
     }

@@ -2,6 +2,7 @@
 //! ([`super::format`]): constants, the header, the index entries, the metadata checksum. The
 //! layout is described in `FORMAT.md`; everything is little-endian.
 
+/// The first bytes of a compressed tier file.
 pub const MAGIC: &[u8; 8] = b"BAWO-BDB";
 /// Format version of `.bdb` files (2: a tier's entries are its positions with A to move; a
 /// position with B to move is answered by its mirror; 3: a file may store don't-care entries,
@@ -11,6 +12,7 @@ pub const VERSION: u32 = 4;
 /// Header flag (byte 44): the entries of don't-care positions (`super::dontcare`) are
 /// replaced by whatever compresses best, so a reader recovers them through their moves.
 pub const FLAG_DONT_CARE: u8 = 1;
+/// Bytes of the header.
 pub const HEADER: usize = 64;
 /// Bytes per block in the index.
 pub const INDEX_ENTRY: usize = 24;
@@ -25,7 +27,9 @@ pub fn file_name(tier: u32) -> String {
 /// One block's place in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockRef {
+    /// Byte offset of the block in the file.
     pub offset: u64,
+    /// Bytes of the block.
     pub len: u32,
     /// Escaped positions in the block.
     pub escapes: u32,
@@ -36,16 +40,23 @@ pub struct BlockRef {
 /// The fixed header fields.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Header {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Positions in the tier.
     pub states: u64,
+    /// Fingerprint of the game and ranking.
     pub fingerprint: u64,
+    /// Positions per block.
     pub block_positions: u32,
     /// Bits per code: 4 or 8.
     pub width: u8,
+    /// Compression level the blocks were written with.
     pub level: i8,
     /// Entry of each direct code.
     pub symbols: Vec<u16>,
+    /// Blocks in the file.
     pub blocks: u32,
+    /// Byte offset of the block index.
     pub index_offset: u64,
     /// Whether don't-care entries are substituted ([`FLAG_DONT_CARE`]).
     pub dont_care: bool,

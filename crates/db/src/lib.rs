@@ -12,7 +12,7 @@
 //! | [`memory`] | the `--mem` budget of `verify` and `stats`, blocks decoded in batches |
 //! | [`gather`] | many lookups answered together, each block decoded once          |
 //! | [`packed`] | a whole tier's exact entries, about half a byte each, for `verify`'s lookups |
-//! | [`verify`] | forward pass recomputing every stored value, checksums            |
+//! | [`verify`](mod@verify) | forward pass recomputing every stored value, checksums            |
 //! | [`sample`] | `verify --sample`: random positions, their lookups gathered        |
 //! | [`stats`]  | counts and depth histograms per tier                              |
 //! | [`stored`] | a finished tier's file on resume: checked, or decoded and checked in one read |
@@ -121,6 +121,7 @@ fn check_counts(dir: &Path, m: &Manifest, game: &AnyGame) -> Result<()> {
     Ok(())
 }
 
+/// A finished database, open for queries.
 pub struct Database {
     dir: PathBuf,
     manifest: Manifest,
@@ -130,6 +131,7 @@ pub struct Database {
 }
 
 impl Database {
+    /// Opens the database in `dir`, checking its manifest.
     pub fn open(dir: &Path) -> Result<Database> {
         Self::open_with_cache(dir, cache::DEFAULT_BUDGET)
     }
@@ -166,18 +168,22 @@ impl Database {
         })
     }
 
+    /// The game the database solves.
     pub fn game(&self) -> &AnyGame {
         &self.game
     }
 
+    /// The database's manifest.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
     }
 
+    /// The database's directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
+    /// The cache of decoded blocks.
     pub fn cache(&self) -> &BlockCache {
         &self.cache
     }
@@ -356,17 +362,23 @@ impl Database {
 /// A move's outcome for the player who makes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct MoveAnswer {
+    /// The move's name.
     #[serde(rename = "move")]
     pub label: String,
+    /// Value for the mover, after the move.
     pub value: Value,
+    /// Plies to the end with perfect play (`None` for a draw).
     pub depth: Option<u32>,
 }
 
 /// A position's value and its moves, best first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct QueryAnswer {
+    /// Value for the side to move.
     pub value: Value,
+    /// Plies to the end with perfect play (`None` for a draw).
     pub depth: Option<u32>,
+    /// Each legal move with its value.
     pub moves: Vec<MoveAnswer>,
 }
 

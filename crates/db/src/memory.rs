@@ -30,6 +30,7 @@ const MIN_CACHE: u64 = 8 << 20;
 /// How a reader divides its budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadBudget {
+    /// Bytes the reader may hold.
     pub budget: u64,
     /// Blocks decoded at once.
     pub workers: usize,

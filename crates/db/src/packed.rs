@@ -24,6 +24,7 @@ use bawo_games::game::Tier;
 
 /// Entries coded together, with their own code table.
 pub const CHUNK_BITS: u32 = 16;
+/// Positions per chunk.
 pub const CHUNK: usize = 1 << CHUNK_BITS;
 
 /// Bytes of bookkeeping a chunk costs beside its arrays (the struct and the allocator's
@@ -200,6 +201,7 @@ impl PackedTier {
         self.len
     }
 
+    /// Whether the tier holds no positions.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -229,6 +231,7 @@ pub struct KeptTiers {
 }
 
 impl KeptTiers {
+    /// An empty set that keeps at most `room` bytes.
     pub fn new(room: u64) -> KeptTiers {
         KeptTiers {
             tiers: Vec::new(),
@@ -261,6 +264,7 @@ impl KeptTiers {
         self.tiers.push((tier, packed));
     }
 
+    /// The kept tier `tier`, if kept.
     pub fn get(&self, tier: Tier) -> Option<&PackedTier> {
         self.tiers.iter().find(|t| t.0 == tier).map(|t| &t.1)
     }

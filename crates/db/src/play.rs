@@ -18,11 +18,12 @@ use bawo_games::game::{Game, MoveOutcome, Side};
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
+    /// A generator started from `seed`.
     pub fn new(seed: u64) -> SplitMix64 {
         SplitMix64(seed)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -75,7 +76,10 @@ pub fn default_position<G: Game>(db: &Database, g: &G, seed: u64) -> Result<G::P
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlayEnd {
     /// The side to move had no legal move, or played a move that loses at once.
-    Finished { loser: Side },
+    Finished {
+        /// The side that lost.
+        loser: Side,
+    },
     /// The human typed `q` or the input ended.
     Quit,
 }

@@ -1,5 +1,5 @@
 //! `verify --sample K`: K random stored positions drawn, and every entry a batch of them needs
-//! read in one gathering ([`super::verify`] compares them).
+//! read in one gathering ([`super::verify`](mod@super::verify) compares them).
 //!
 //! The picks fall anywhere in the database, so their successors' entries lie in blocks a
 //! small cache rarely holds: looked up one at a time, almost every lookup decoded a block

@@ -17,10 +17,13 @@ use bawo_store::table::TableData;
 pub struct StoredTier<'a> {
     /// The run directory.
     pub dir: &'a Path,
+    /// The tier.
     pub tier: Tier,
     /// Positions of the tier as stored.
     pub states: u64,
+    /// Fingerprint of the game and ranking.
     pub fingerprint: u64,
+    /// The tier's file record.
     pub file: &'a FileRecord,
 }
 

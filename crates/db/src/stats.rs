@@ -1,6 +1,6 @@
 //! Counts and depth histograms of a database, read from its tier files.
 //!
-//! The JSON shape extends `solve --json` ([`crate::solve::run::Summary`]): the same top-level
+//! The JSON shape extends `solve --json` (`bawo_solve::Summary`): the same top-level
 //! keys, each tier with the same keys, plus `win_depths` and `loss_depths` (index = depth,
 //! value = positions), so scripts written for one read the other. Like `solve`, it counts the
 //! positions of both sides to move: each stored entry stands for two
@@ -18,12 +18,19 @@ use bawo_games::value::{Entry, Value};
 /// One tier's counts and depth histograms.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TierStats {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Seeds on the board.
     pub seeds: u32,
+    /// Positions of both sides to move.
     pub states: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Longest win or loss, in plies.
     pub max_depth: u32,
     /// Positions that win in exactly `d` plies, at index `d`.
     pub win_depths: Vec<u64>,
@@ -34,14 +41,23 @@ pub struct TierStats {
 /// The whole database.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Stats {
+    /// The game's descriptor.
     pub game: String,
+    /// Positions of both sides to move.
     pub states: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Longest win or loss, in plies.
     pub max_depth: u32,
+    /// Won positions by depth (index = plies).
     pub win_depths: Vec<u64>,
+    /// Lost positions by depth (index = plies).
     pub loss_depths: Vec<u64>,
+    /// Each tier's statistics.
     pub tiers: Vec<TierStats>,
     /// Every tier of the run's seed budget is finished (false for a run stopped part-way).
     pub complete: bool,

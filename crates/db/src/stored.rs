@@ -1,8 +1,6 @@
 //! A finished tier's `.bdb` file when a run resumes or a cluster rank receives it: checked
 //! against its manifest record, or decoded back into the tier's exact entries with that
-//! check made in the same read (the work of the compressor's [`TierSink`] methods).
-//!
-//! [`TierSink`]: crate::solve::TierSink
+//! check made in the same read (the work of the compressor's `bawo_solve::TierSink` methods).
 
 use super::format::BdbFile;
 use super::Database;

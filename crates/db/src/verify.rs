@@ -53,17 +53,26 @@ pub struct VerifyOptions {
 /// A position whose stored entry disagrees with its successors.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BadPosition {
+    /// The position's tier.
     pub tier: Tier,
+    /// The position's index in its tier.
     pub index: u64,
+    /// Seeds per pit.
     pub board: Vec<u32>,
+    /// The side to move (`"A"` or `"B"`).
     pub to_move: &'static str,
+    /// The value stored.
     pub stored: String,
+    /// The value the successors imply.
     pub expected: String,
 }
 
+/// What a verification found.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct VerifyReport {
+    /// Files checked.
     pub files: u64,
+    /// Blocks checked.
     pub blocks: u64,
     /// Positions recomputed.
     pub checked: u64,
@@ -78,6 +87,7 @@ pub struct VerifyReport {
 }
 
 impl VerifyReport {
+    /// Whether nothing was wrong.
     pub fn ok(&self) -> bool {
         self.mismatches == 0 && self.bad_blocks.is_empty()
     }

@@ -34,6 +34,7 @@ pub struct Stopwatch {
 /// What a [`Stopwatch`] measured.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Spent {
+    /// Wall-clock time elapsed.
     pub wall: Duration,
     /// CPU time of all the process's threads (other work of the process running at the same
     /// time, such as a tier compressed beside, counts too).
@@ -60,6 +61,7 @@ impl std::ops::AddAssign for Spent {
 }
 
 impl Stopwatch {
+    /// Starts measuring now.
     pub fn start() -> Stopwatch {
         Stopwatch {
             wall: Instant::now(),
@@ -67,6 +69,7 @@ impl Stopwatch {
         }
     }
 
+    /// Wall-clock and CPU time since [`Stopwatch::start`].
     pub fn spent(&self) -> Spent {
         Spent {
             wall: self.wall.elapsed(),

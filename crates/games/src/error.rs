@@ -123,5 +123,5 @@ pub struct MemoryError {
     pub least_mib: u64,
 }
 
-/// A result whose error is [`Error`] unless said otherwise.
+/// A result whose error is [`Error`](enum@Error) unless said otherwise.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

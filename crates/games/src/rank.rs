@@ -22,9 +22,13 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 #[error("{what}: {seeds} seeds in {pits} pits gives {}, too many for the index type", limit_text(*.limit))]
 pub struct TooLarge {
+    /// What was too large to rank.
     pub what: &'static str,
+    /// Seeds on the board.
     pub seeds: u32,
+    /// Pits on the board.
     pub pits: usize,
+    /// The largest count that fits.
     pub limit: u64,
 }
 
@@ -104,10 +108,12 @@ impl Ranker {
         }
     }
 
+    /// Pits this ranker ranks.
     pub fn pits(&self) -> usize {
         self.pits
     }
 
+    /// The most seeds this ranker ranks.
     pub fn max_seeds(&self) -> u32 {
         self.max_seeds
     }

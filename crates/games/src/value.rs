@@ -17,12 +17,16 @@ pub const MAX_DEPTH: u32 = (1 << 14) - 1;
 /// Value of a position for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Value {
+    /// The side to move wins.
     Win,
+    /// The side to move loses.
     Loss,
+    /// Neither side can force a win.
     Draw,
 }
 
 impl Value {
+    /// `"WIN"`, `"LOSS"` or `"DRAW"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Value::Win => "WIN",
@@ -65,7 +69,9 @@ impl fmt::Display for Value {
 pub struct Entry(pub u16);
 
 impl Entry {
+    /// A position not solved yet.
     pub const UNSOLVED: Entry = Entry(0);
+    /// A draw.
     pub const DRAW: Entry = Entry(3 << 14);
 
     /// A WIN or LOSS with `depth`; panics on a draw or an out-of-range depth (callers check
@@ -79,6 +85,7 @@ impl Entry {
         }
     }
 
+    /// The entry for `value` in `depth` plies (`None` for a draw).
     pub fn new(value: Value, depth: Option<u32>) -> Entry {
         match (value, depth) {
             (Value::Draw, _) => Entry::DRAW,

@@ -19,25 +19,28 @@ pub const MAX_LINE: usize = 1000;
 /// An error as the API returns it: a status and a one-line message (`{"error": ...}`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
+    /// The HTTP status to answer with.
     pub status: StatusCode,
+    /// The error message, for the JSON body.
     pub message: String,
 }
 
 impl ApiError {
-    pub fn bad_request(message: impl Into<String>) -> ApiError {
+    pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError {
             status: StatusCode::BAD_REQUEST,
             message: message.into(),
         }
     }
 
-    pub fn not_found(message: impl Into<String>) -> ApiError {
+    pub(crate) fn not_found(message: impl Into<String>) -> ApiError {
         ApiError {
             status: StatusCode::NOT_FOUND,
             message: message.into(),
         }
     }
 
+    /// A 500 error.
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError {
             status: StatusCode::INTERNAL_SERVER_ERROR,
@@ -83,13 +86,19 @@ impl From<Lookup> for ApiError {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PositionQuery {
+    /// The database's short name (may be left out when only one is served).
     pub db: Option<String>,
+    /// The board, as pit counts (comma-separated).
     pub board: Option<String>,
+    /// The side to move (`A` or `B`; `A` if absent).
     pub to_move: Option<String>,
+    /// Bao only: the seeds in each side's hand.
     pub hands: Option<String>,
+    /// Bao only: which houses still stand.
     pub houses: Option<String>,
     /// `1` or `true`: the game's opening position instead of `board`.
     pub start: Option<String>,
+    /// Moves played from the position first, comma-separated.
     pub after: Option<String>,
     /// `/api/line` only: most plies to play.
     pub limit: Option<String>,
@@ -99,6 +108,7 @@ pub struct PositionQuery {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DbQuery {
+    /// The database's short name (may be left out when only one is served).
     pub db: Option<String>,
 }
 

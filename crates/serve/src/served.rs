@@ -13,7 +13,9 @@ use bawo_games::game::InputError;
 
 /// One served database.
 pub struct ServedDb {
+    /// The short name requests use.
     pub name: String,
+    /// The open database.
     pub db: Database,
     /// Statistics read once, on the first `/api/stats` (they cost a pass over every tier).
     stats: OnceLock<Arc<Stats>>,
@@ -90,10 +92,12 @@ impl Served {
         Ok(Served { dbs: Arc::new(dbs) })
     }
 
+    /// The names of the databases, in order.
     pub fn names(&self) -> Vec<String> {
         self.dbs.iter().map(|d| d.name.clone()).collect()
     }
 
+    /// The databases, in order.
     pub fn all(&self) -> &[ServedDb] {
         &self.dbs
     }

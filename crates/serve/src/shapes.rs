@@ -17,11 +17,16 @@ use bawo_games::value::Value;
 /// One legal move and where it leads, as `bawo moves --json` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct MoveJson {
+    /// The move's name.
     #[serde(rename = "move")]
     pub label: String,
+    /// The board after the move.
     pub board: Vec<u32>,
+    /// The side to move after the move.
     pub to_move: &'static str,
+    /// Seeds captured by the move.
     pub captured: u32,
+    /// Seeds removed from play by the move.
     pub discarded: u32,
     /// Set when playing the move loses at once (no board follows).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -34,6 +39,7 @@ pub struct MoveJson {
 /// `bawo moves --json`.
 #[derive(Debug, Clone, Serialize)]
 pub struct MovesJson {
+    /// The legal moves.
     pub moves: Vec<MoveJson>,
 }
 
@@ -69,17 +75,20 @@ pub fn moves_json<G: Game>(g: &G, pos: &G::Position) -> MovesJson {
 /// A position as the page draws it (`/api/position`).
 #[derive(Debug, Clone, Serialize)]
 pub struct PositionJson {
+    /// Seeds per pit.
     pub board: Vec<u32>,
+    /// The side to move.
     pub to_move: &'static str,
     /// Whether the database holds this position's value.
     pub covered: bool,
     /// The text drawing of `bawo query`.
     pub text: String,
+    /// Game-specific fields (Bao's hands and houses).
     #[serde(flatten)]
     pub extra: Map<String, Json>,
 }
 
-pub fn position_json<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> PositionJson {
+pub(crate) fn position_json<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> PositionJson {
     PositionJson {
         board: g.board_counts(pos),
         to_move: g.side_to_move(pos).letter(),
@@ -99,18 +108,26 @@ pub fn covered<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> Result<(), Er
 /// One tier's counts in `/api/dbs`.
 #[derive(Debug, Clone, Serialize)]
 pub struct TierJson {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Seeds on the board.
     pub seeds: u32,
+    /// Positions of both sides to move.
     pub states: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Longest win or loss, in plies.
     pub max_depth: u32,
 }
 
 /// One database in `/api/dbs`.
 #[derive(Debug, Clone, Serialize)]
 pub struct DbJson {
+    /// The database's short name.
     pub name: String,
     /// `bawo`, `kigogo` or `bao`.
     pub game: &'static str,
@@ -119,17 +136,26 @@ pub struct DbJson {
     /// Bawo's half-width (4n pits); absent for the fixed boards.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub n: Option<u32>,
+    /// Laps a move may sow (Bawo only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lap_cap: Option<u64>,
+    /// The rules, as the descriptor names them.
     pub rules: String,
+    /// Pits on the board.
     pub pits: usize,
     /// Seed budget of the solve.
     pub seeds: u32,
+    /// Whether every tier is solved.
     pub complete: bool,
+    /// Positions of both sides to move.
     pub states: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Each tier's statistics.
     pub tiers: Vec<TierJson>,
     /// The opening position, where the game has one.
     pub start: Option<PositionJson>,
@@ -167,7 +193,7 @@ pub fn position_to_open<G: Game>(d: &ServedDb, g: &G) -> Option<PositionJson> {
     Some(position_json(d, g, &g.position(largest.tier, index)))
 }
 
-pub fn db_json(d: &ServedDb) -> DbJson {
+pub(crate) fn db_json(d: &ServedDb) -> DbJson {
     let m = d.db.manifest();
     let params = GameParams::from_descriptor(&m.game).unwrap_or_default();
     let tiers: Vec<TierJson> = m
@@ -222,14 +248,21 @@ pub fn db_json(d: &ServedDb) -> DbJson {
 /// the position it leads to.
 #[derive(Debug, Clone, Serialize)]
 pub struct PlyJson {
+    /// The move played (empty for the start).
     #[serde(rename = "move")]
     pub label: String,
+    /// Value for the side to move.
     pub value: Value,
+    /// Plies to the end (`None` for a draw).
     pub depth: Option<u32>,
+    /// Seeds per pit.
     pub board: Vec<u32>,
+    /// The side to move.
     pub to_move: &'static str,
+    /// The move lost at once for its mover.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub mover_loses: bool,
+    /// Game-specific fields (Bao's hands and houses).
     #[serde(flatten)]
     pub extra: Map<String, Json>,
 }
@@ -253,7 +286,10 @@ pub enum LineEnd {
 pub struct LineJson {
     /// The start position's value and depth for its side to move.
     pub value: Value,
+    /// Plies to the end (`None` for a draw).
     pub depth: Option<u32>,
+    /// The positions of the line, the start first.
     pub plies: Vec<PlyJson>,
+    /// How the line ends.
     pub end: LineEnd,
 }

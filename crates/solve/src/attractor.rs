@@ -27,8 +27,8 @@ use super::graph::{PredView, Source};
 use super::predfile::{blocked_span, Offsets};
 use bawo_games::value::MAX_DEPTH;
 
-pub const LOCAL_MASK: u32 = (1 << 30) - 1;
-pub const KIND_MASK: u32 = !LOCAL_MASK;
+pub(crate) const LOCAL_MASK: u32 = (1 << 30) - 1;
+pub(crate) const KIND_MASK: u32 = !LOCAL_MASK;
 /// A successor was decided WIN for its mover: the predecessor loses an option.
 pub const MSG_WIN: u32 = 0;
 /// A successor was decided LOSS for its mover: the predecessor wins.
@@ -276,6 +276,7 @@ pub struct LevelQueue {
 }
 
 impl LevelQueue {
+    /// Queues position `index` for `level`.
     pub fn push(&mut self, level: u32, index: u32) {
         let l = level as usize;
         if self.levels.len() <= l {
@@ -284,6 +285,7 @@ impl LevelQueue {
         self.levels[l].push(index);
     }
 
+    /// Takes the positions queued for `level`.
     pub fn take(&mut self, level: u32) -> Vec<u32> {
         self.levels
             .get_mut(level as usize)

@@ -121,9 +121,13 @@ pub use bawo_games::error::MemoryError;
 /// How one tier is cut into ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TierPlan {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Positions in the tier.
     pub states: u64,
+    /// Positions per range, as a power of two.
     pub range_bits: u32,
+    /// Ranges the tier is split into.
     pub ranges: u64,
     /// Predecessor sources are 64-bit ([`super::graph::EdgeCodec`]).
     pub wide: bool,
@@ -140,7 +144,7 @@ pub struct TierPlan {
     pub compress_beside: bool,
     /// Out of core, a range's predecessor lists are written while the next range's are built
     /// ([`super::predwrite`]): both ranges' lists, the grouped edges and the worker
-    /// compressing the tier below fit the budget ([`writing_per_position`]).
+    /// compressing the tier below fit the budget (`writing_per_position`).
     pub write_beside: bool,
     /// Bytes of cells the attractor may hold in memory from level to level
     /// ([`super::held`]): out of core, what the budget leaves beside the fixed overhead, the
@@ -162,6 +166,7 @@ pub struct TierPlan {
 /// | compression beside   | one worker's buffers, while the next tier is solved, where they fit beside its busiest phase ([`TierPlan::compress_beside`]) |
 #[derive(Debug, Clone, PartialEq)]
 pub struct MemoryPlan {
+    /// The memory budget, in bytes.
     pub budget: u64,
     /// Bytes of level messages held in memory before they spill to disk.
     pub messages: u64,
@@ -176,7 +181,9 @@ pub struct MemoryPlan {
 /// One tier as the planner sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct TierShape {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Positions in the tier.
     pub states: u64,
     /// Estimated in-tier edges per position.
     pub edges_per_position: f64,

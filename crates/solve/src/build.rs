@@ -20,6 +20,7 @@ use bawo_store::table::TableData;
 /// Writes each finished tier's compressed file.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Compressor {
+    /// How blocks are encoded.
     pub options: EncodeOptions,
     /// Store every entry as solved, even where the solver's flags say don't-care.
     pub plain: bool,

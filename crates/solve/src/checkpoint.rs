@@ -47,7 +47,9 @@ pub struct SlotRecord {
 /// The checkpoint of the tier being solved.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierState {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Positions in the tier.
     pub states: u64,
     /// Positions per range, as a power of two (fixed for the tier once chosen).
     pub range_bits: u32,
@@ -55,6 +57,7 @@ pub struct TierState {
     /// versions that knew only 32-bit tiers.
     #[serde(default)]
     pub wide: bool,
+    /// The pass the tier is in.
     pub phase: Phase,
     /// Successors: next block; predecessors: next range; attractor: next level.
     pub next: u64,
@@ -91,10 +94,15 @@ pub const ATTRACTOR_CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
 /// The manifest and the clock of checkpoints, shared by the tiers of a run.
 pub struct Checkpoints<'a> {
+    /// The manifest checkpoints are saved to.
     pub manifest: &'a mut Manifest,
+    /// The run directory.
     pub dir: &'a Path,
+    /// Time between checkpoints.
     pub every: Duration,
+    /// When the last checkpoint was taken.
     pub last: Instant,
+    /// Checkpoints taken.
     pub taken: u64,
 }
 
@@ -113,6 +121,7 @@ impl Checkpoints<'_> {
         self.every.is_zero() || self.last.elapsed() >= self.every.max(ATTRACTOR_CHECKPOINT_EVERY)
     }
 
+    /// Saves `state` (or none, between tiers) to the manifest.
     pub fn save(&mut self, state: Option<TierState>) -> Result<()> {
         self.manifest.current = state;
         self.manifest.save(self.dir)?;

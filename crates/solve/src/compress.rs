@@ -73,6 +73,7 @@ pub fn compress_now(
 
 /// A finished tier being compressed on a thread of its own.
 pub struct Background<'scope> {
+    /// The tier being compressed.
     pub tier: Tier,
     handle: ScopedJoinHandle<'scope, Result<(FileRecord, Duration)>>,
 }

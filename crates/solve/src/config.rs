@@ -15,6 +15,7 @@ use super::tier::TierProgress;
 pub struct SolveConfig {
     /// Solve every position with at most this many seeds on the board.
     pub seeds: u32,
+    /// The run directory.
     pub out: PathBuf,
     /// Where work files go (default `out/work`; under a given folder, in a `bawo-<id>` folder
     /// of this run's own).
@@ -69,11 +70,17 @@ impl SolveConfig {
 /// move, though only one side is stored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
+    /// Positions of both sides to move.
     pub states: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Longest win or loss, in plies.
     pub max_depth: u32,
+    /// Each tier's counts.
     pub tiers: Vec<TierCounts>,
 }
 
@@ -99,8 +106,11 @@ impl Summary {
 /// A finished solve.
 #[derive(Debug, Clone, Default)]
 pub struct SolveReport {
+    /// The totals.
     pub summary: Summary,
+    /// Each tier solved by this run, with its timings.
     pub timings: Vec<(u32, TierTimings)>,
+    /// Wall-clock time of the run.
     pub wall: Duration,
     /// Bytes written by the tiers this run solved (the sum of `tiers_io`).
     pub bytes_written: u64,
@@ -127,7 +137,9 @@ pub trait RunProgress: TierProgress {
     /// The run starts: `total` stored positions in its tiers, `done` of them in tiers already
     /// finished, and an estimate of the time the rest will take.
     fn run_started(&self, _total: u64, _done: u64, _estimate: Duration) {}
+    /// A tier of `states` positions with `seeds` seeds is starting.
     fn tier_started(&self, _tier: u32, _seeds: u32, _states: u64) {}
+    /// A tier is finished, in `elapsed`, its file of `bytes` bytes.
     fn tier_finished(&self, _counts: &TierCounts, _elapsed: Duration, _bytes: u64) {}
     /// Something the user should know that does not stop the run (a discarded checkpoint).
     fn notice(&self, _line: &str) {}

@@ -49,6 +49,7 @@ impl EdgeCodec {
         self.shift != 32
     }
 
+    /// Positions per range, as a power of two.
     pub fn range_bits(self) -> u32 {
         self.range_bits
     }
@@ -69,6 +70,7 @@ impl EdgeCodec {
         }
     }
 
+    /// Packs an edge from `source` to the range-local `target_local`.
     #[inline]
     pub fn pack(self, target_local: u64, source: u64) -> PackedEdge {
         debug_assert!(source >> self.shift == 0 && target_local >> (64 - self.shift) == 0);
@@ -81,6 +83,7 @@ impl EdgeCodec {
         (e >> self.shift) as usize
     }
 
+    /// The source of `e`.
     #[inline]
     pub fn source(self, e: PackedEdge) -> u64 {
         e & ((1u64 << self.shift) - 1)

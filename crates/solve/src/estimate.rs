@@ -18,12 +18,15 @@ use bawo_games::game::Game;
 /// One tier of a planned run.
 #[derive(Debug, Clone, Serialize)]
 pub struct TierEstimate {
+    /// Seeds on the board.
     pub seeds: u32,
     /// Positions of both sides to move (what the solve's counts will add up to).
     pub states: u64,
     /// Positions the tier's table stores.
     pub stored: u64,
+    /// Positions per range, as a power of two.
     pub range_bits: u32,
+    /// Ranges the tier is split into.
     pub ranges: u64,
     /// In-tier edges per stored position, from the planner's sample (with its margin).
     pub edges_per_position: f64,
@@ -35,22 +38,32 @@ pub struct TierEstimate {
     /// Disk of the run while this tier is solved: finished tiers below, this tier's work files,
     /// raw table and compressed file.
     pub peak_disk: u64,
+    /// Estimated seconds to solve the tier.
     pub seconds: f64,
 }
 
 /// A planned run, as `solve --dry-run` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunEstimate {
+    /// Positions of both sides to move.
     pub states: u64,
+    /// Positions the tables store.
     pub stored: u64,
+    /// The memory budget, in bytes.
     pub budget: u64,
+    /// Threads the run uses.
     pub threads: usize,
+    /// Disk at the run's largest.
     pub peak_disk: u64,
     /// Disk the finished run holds: compressed files (and raw tables with `--keep-tables`).
     pub final_disk: u64,
+    /// Bytes the run writes.
     pub bytes_written: u64,
+    /// Estimated seconds of the run.
     pub seconds: f64,
+    /// The timing sample the estimate rests on.
     pub sample: TimeSample,
+    /// Each tier's estimate.
     pub tiers: Vec<TierEstimate>,
 }
 

@@ -26,8 +26,11 @@ use super::predfile::{head, Offsets};
 pub trait Source: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     /// Truncates: callers pass values their tier's codec guarantees to fit.
     fn from_u64(v: u64) -> Self;
+    /// The source as a number.
     fn get(self) -> u64;
+    /// The sources as bytes, for writing.
     fn bytes(words: &[Self]) -> &[u8];
+    /// Sources read back from `bytes` (of the file `path`, for errors).
     fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]>;
 }
 
@@ -70,6 +73,7 @@ impl Source for u64 {
 pub struct PredRange<S: Source = u32> {
     /// `offsets[t]..offsets[t + 1]` indexes `sources` for local target `t`.
     pub offsets: Vec<u32>,
+    /// Every target's sources, one list after another.
     pub sources: Vec<S>,
 }
 
@@ -133,11 +137,14 @@ fn check_edge_count(edges: u64) -> Result<()> {
 /// Predecessor lists of one range, borrowed (from a [`PredRange`] or a mapped file).
 #[derive(Clone, Copy, Debug)]
 pub struct PredView<'a, S: Source = u32> {
+    /// Where each target's list starts.
     pub offsets: Offsets<'a>,
+    /// Every target's sources, one list after another.
     pub sources: &'a [S],
 }
 
 impl<S: Source> PredView<'_, S> {
+    /// The sources of the range-local target `local`.
     #[inline]
     pub fn preds(&self, local: usize) -> &[S] {
         &self.sources[self.offsets.at(local)..self.offsets.at(local + 1)]
@@ -337,6 +344,7 @@ impl<S: Source> PredRange<S> {
         PredRange { offsets, sources }
     }
 
+    /// A borrowed view of the lists.
     pub fn view(&self) -> PredView<'_, S> {
         PredView {
             offsets: Offsets::Plain(&self.offsets),
@@ -385,14 +393,18 @@ pub fn view_file<'a, S: Source>(
 /// One range's predecessor lists in the width its tier's [`EdgeCodec`] chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Preds {
+    /// Sources in 32 bits.
     Narrow(PredRange<u32>),
+    /// Sources in 64 bits.
     Wide(PredRange<u64>),
 }
 
 /// A borrowed [`Preds`].
 #[derive(Clone, Copy, Debug)]
 pub enum PredsView<'a> {
+    /// Sources in 32 bits.
     Narrow(PredView<'a, u32>),
+    /// Sources in 64 bits.
     Wide(PredView<'a, u64>),
 }
 
@@ -429,6 +441,7 @@ impl Preds {
         })
     }
 
+    /// A borrowed view of the lists.
     pub fn view(&self) -> PredsView<'_> {
         match self {
             Preds::Narrow(p) => PredsView::Narrow(p.view()),
@@ -436,6 +449,7 @@ impl Preds {
         }
     }
 
+    /// Checksum of the lists as written.
     pub fn checksum(&self) -> Checksum {
         match self {
             Preds::Narrow(p) => p.checksum(),
@@ -443,6 +457,7 @@ impl Preds {
         }
     }
 
+    /// Writes the lists to `path` (synced if `sync`), returning their checksum.
     pub fn write(&self, path: &Path, sync: bool) -> Result<Checksum> {
         match self {
             Preds::Narrow(p) => p.write(path, sync),

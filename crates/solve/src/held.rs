@@ -58,7 +58,7 @@ impl HeldCells {
 
     /// Bytes of the share for held cells that they left unused (less than one range's cells,
     /// unless every range is held): room the attractor may use for a while
-    /// ([`super::emit_level`]).
+    /// (`super::emit_level`).
     pub fn spare(&self) -> u64 {
         self.spare
     }

@@ -21,6 +21,7 @@ pub struct Messages {
 }
 
 impl Messages {
+    /// Buffers for `ranges` ranges in `budget` bytes, spilling to `dir`.
     pub fn new(ranges: usize, budget: u64, dir: &Path) -> Self {
         Messages {
             mem: vec![Vec::new(); ranges],
@@ -91,7 +92,7 @@ impl Messages {
         Ok(out)
     }
 
-    pub fn cleanup(&mut self) {
+    pub(crate) fn cleanup(&mut self) {
         for p in self.spilled.iter_mut().filter_map(Option::take) {
             let _ = std::fs::remove_file(p);
         }

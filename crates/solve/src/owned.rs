@@ -170,7 +170,7 @@ pub fn manifest_looks_like_ours(dir: &Path) -> bool {
         .is_ok_and(|t| t.contains("\"fingerprint\"") && t.contains("\"game\""))
 }
 
-pub fn remove_file_if_present(p: &Path) -> Result<()> {
+pub(crate) fn remove_file_if_present(p: &Path) -> Result<()> {
     match std::fs::remove_file(p) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(p, e)),
         _ => Ok(()),

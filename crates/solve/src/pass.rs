@@ -29,6 +29,7 @@ pub struct BlockOutput {
     /// of the pass, in position order: about a byte a position where `(level, offset)` pairs
     /// took eight, and each worker codes its own chunk.
     pub due: Vec<Vec<u8>>,
+    /// Edges found.
     pub edges: u64,
 }
 

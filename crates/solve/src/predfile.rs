@@ -31,11 +31,14 @@ const BLOCKED: u32 = 1;
 /// memory), or in blocks as a file stores them.
 #[derive(Clone, Copy, Debug)]
 pub enum Offsets<'a> {
+    /// Offsets in memory, `len + 1` of them.
     Plain(&'a [u32]),
     /// Each block's first offset (and the end, last), and each position's offset from its
     /// block's first.
     Blocked {
+        /// Each block's first offset (and the end).
         bases: &'a [u32],
+        /// Each position's offset from its block's first.
         rel: &'a [u16],
     },
 }

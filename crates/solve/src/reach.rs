@@ -18,12 +18,19 @@ use bawo_games::value::{Entry, Value};
 /// Counts over the reachable positions, from A's point of view as the paper counts them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReachSummary {
+    /// Positions reached.
     pub states: u64,
+    /// Reached positions won for the side to move.
     pub win: u64,
+    /// Reached positions lost for the side to move.
     pub loss: u64,
+    /// Reached drawn positions.
     pub draw: u64,
+    /// Whose values these are.
     pub perspective: &'static str,
+    /// Value of the initial position.
     pub initial: Value,
+    /// Plies to the end from the initial position (`None` for a draw).
     pub initial_depth: Option<u32>,
     /// Reachable states counted with both players' reserves (captured seeds) as part of the
     /// state, as the paper's Definition 1 has it; `None` above the exploration limit.
@@ -36,6 +43,7 @@ pub struct Reached<P> {
     pub positions: Vec<P>,
     /// Entry of each position for its side to move.
     pub entries: Vec<Entry>,
+    /// The totals.
     pub summary: ReachSummary,
 }
 

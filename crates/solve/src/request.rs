@@ -19,7 +19,9 @@ pub struct SolveRequest {
     /// Whether the game's name was given (not defaulted): only then may it contradict a run
     /// directory being resumed.
     pub game_given: bool,
+    /// Seeds asked for (the game's default, if absent).
     pub seeds: Option<u32>,
+    /// Run directory asked for (derived from the game, if absent).
     pub out: Option<PathBuf>,
     /// Continue the run in `out`: its manifest says what is solved.
     pub resume: bool,
@@ -28,8 +30,11 @@ pub struct SolveRequest {
 /// What will be solved, and where.
 #[derive(Clone, Debug)]
 pub struct ResolvedSolve {
+    /// The game.
     pub game: AnyGame,
+    /// Seeds to solve up to.
     pub seeds: u32,
+    /// The run directory.
     pub out: PathBuf,
 }
 

@@ -93,6 +93,7 @@ pub fn plan_shapes(shapes: &[TierShape], cfg: &SolveConfig) -> Result<MemoryPlan
 /// process, or another solver that shares the work (the cluster's, across MPI ranks). The
 /// run around it (manifest, ledger, lower tiers, compressed files) is the same for all.
 pub trait TierSolver<G: Game> {
+    /// Solves `task`'s tier.
     fn solve_tier(
         &self,
         game: &G,

@@ -18,7 +18,9 @@ const SAMPLE_POSITIONS: u64 = 8192;
 /// The timed sample the time estimate rests on.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct TimeSample {
+    /// Seeds of the tier sampled.
     pub seeds: u32,
+    /// Positions timed.
     pub positions: u64,
     /// One thread's time per position for the bare successor pass.
     pub seconds_per_position: f64,

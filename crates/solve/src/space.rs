@@ -38,7 +38,9 @@ const PRED_OFFSET_BYTES: f64 = 2.1;
 pub struct TierDisk {
     /// Its work files at their largest.
     pub work: u64,
+    /// Bytes of the raw table.
     pub table: u64,
+    /// Bytes of the compressed file.
     pub bdb: u64,
     /// Bytes it writes: work files (some more than once), table and compressed file.
     pub written: u64,

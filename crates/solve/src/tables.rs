@@ -192,6 +192,7 @@ impl Tables {
         }
     }
 
+    /// Keeps `data` as the table of `tier`.
     pub fn insert(&mut self, tier: Tier, data: TableData) {
         let t = tier as usize;
         if self.tiers.len() <= t {
@@ -226,10 +227,12 @@ impl Tables {
         self.anchored.get(tier as usize).and_then(Option::as_ref)
     }
 
+    /// The table of `tier`, if kept.
     pub fn get(&self, tier: Tier) -> Option<&TableData> {
         self.tiers.get(tier as usize).and_then(Option::as_ref)
     }
 
+    /// The tables kept.
     pub fn iter(&self) -> impl Iterator<Item = &TableData> {
         self.tiers.iter().flatten()
     }

@@ -48,9 +48,13 @@ use memmap2::MmapMut;
 
 /// A solved tier: its table is on disk.
 pub struct SolvedTier {
+    /// The tier's counts.
     pub counts: TierCounts,
+    /// Time of each pass.
     pub timings: TierTimings,
+    /// The header of the tier's table.
     pub header: table::TableHeader,
+    /// Bytes of the table file.
     pub bytes: u64,
 }
 
@@ -58,7 +62,9 @@ pub struct SolvedTier {
 pub trait TierProgress: Sync {
     /// A phase starts with `total` units of work (`done` of them already done, on resume).
     fn phase(&self, _name: &str, _total: u64, _done: u64) {}
+    /// `units` of work are done.
     fn advance(&self, _units: u64) {}
+    /// Attractor level `level` decided `decided` positions.
     fn level_done(&self, _level: u32, _decided: u64) {}
 }
 
@@ -86,9 +92,11 @@ pub struct Lower<'a> {
 
 /// One tier to solve: where its table goes and, when resuming, its checkpoint.
 pub struct TierTask<'a> {
+    /// The tier to solve.
     pub tier: Tier,
+    /// The checkpoint to resume from, if any.
     pub resume: Option<TierState>,
-    pub table_path: &'a Path,
+    pub(crate) table_path: &'a Path,
 }
 
 /// Solves a tier (resuming from its checkpoint when given) and writes its table.

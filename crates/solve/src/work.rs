@@ -24,11 +24,14 @@ use bawo_games::error::{Error, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Slot {
+    /// The first cell slot.
     A,
+    /// The second cell slot.
     B,
 }
 
 impl Slot {
+    /// The other slot.
     pub fn other(self) -> Slot {
         match self {
             Slot::A => Slot::B,
@@ -40,10 +43,25 @@ impl Slot {
 /// A file in a tier's work directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WorkFile {
-    Cells { range: usize, slot: Slot },
+    /// The cells of a range, in one of its two slots.
+    Cells {
+        /// The range.
+        range: usize,
+        /// The slot.
+        slot: Slot,
+    },
+    /// The in-tier edges of a range.
     Edges(usize),
-    Due { level: u32, range: usize },
+    /// The positions of a range due at an attractor level.
+    Due {
+        /// The attractor level.
+        level: u32,
+        /// The range.
+        range: usize,
+    },
+    /// The predecessor lists of a range.
     Preds(usize),
+    /// The messages to a range.
     Messages(usize),
 }
 
@@ -142,9 +160,13 @@ fn plain_number(t: &str) -> Result<usize, ()> {
 pub enum LogName {
     /// The successor pass's cells of a range (its slot-a cell file).
     Cells(usize),
+    /// The in-tier edges of a range.
     Edges(usize),
+    /// The positions of a range due at an attractor level.
     Due {
+        /// The attractor level.
         level: u32,
+        /// The range.
         range: usize,
     },
 }

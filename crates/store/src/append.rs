@@ -24,8 +24,9 @@ use bawo_games::error::{Error, Result};
 /// Length and CRC-32 of a log's committed prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Committed {
+    /// Bytes committed.
     pub len: u64,
-    pub crc: u32,
+    pub(crate) crc: u32,
 }
 
 struct Inner {
@@ -147,6 +148,7 @@ impl AppendLog {
         })
     }
 
+    /// The log's file.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -207,7 +209,7 @@ impl AppendLog {
 
     /// Where the log's bytes are in its file (its buffer written first), calls `f` with the
     /// file and runs of whole appends that cover it, at most `parts` of about equal bytes
-    /// (cut at [`Inner::marks`]), for readers to take side by side with [`reader_at`];
+    /// (cut at `Inner::marks`), for readers to take side by side with [`reader_at`];
     /// `None`, without calling `f`, where they are all in memory
     /// ([`AppendLog::with_memory`] serves those). Appending waits while `f` runs.
     pub fn with_runs<R>(
@@ -311,6 +313,7 @@ impl AppendLog {
         g.written + g.buf.len() as u64
     }
 
+    /// Whether the log holds no bytes.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -24,14 +24,17 @@ impl Checksum {
 pub struct Hasher(xxhash_rust::xxh3::Xxh3);
 
 impl Hasher {
+    /// A hasher over no bytes yet.
     pub fn new() -> Hasher {
         Hasher::default()
     }
 
+    /// Adds `bytes` to the checksum.
     pub fn update(&mut self, bytes: &[u8]) {
         self.0.update(bytes);
     }
 
+    /// The checksum of the bytes added so far.
     pub fn finish(&self) -> Checksum {
         Checksum(self.0.digest())
     }

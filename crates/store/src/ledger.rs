@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::checksum::Checksum;
 use bawo_games::error::{Error, Result};
 
+/// The ledger's file name in a run directory.
 pub const FILE: &str = "owned.json";
 
 /// What a run created in and for its run directory.
@@ -38,6 +39,7 @@ pub struct Ledger {
 }
 
 impl Ledger {
+    /// The ledger's path in `dir`.
     pub fn path(dir: &Path) -> PathBuf {
         dir.join(FILE)
     }

@@ -19,6 +19,7 @@ pub struct RunLock {
 /// How often a lock file removed by the solver that held it is reopened before giving up.
 const ATTEMPTS: usize = 8;
 
+/// Takes the run lock of `dir`, failing if another process holds it.
 pub fn acquire(dir: &Path) -> Result<RunLock> {
     let path = dir.join("lock");
     for _ in 0..ATTEMPTS {

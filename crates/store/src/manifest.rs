@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::checksum::Checksum;
 use bawo_games::error::{Error, Result};
 
+/// The manifest's file name in a run directory.
 pub const FILE: &str = "manifest.json";
 /// Version of the run-directory layout (3: the manifest carries its own checksum; 4: tables
 /// hold one side to move, the other being answered by the mirror; 5: a tier's positions are
@@ -48,7 +49,9 @@ pub struct FileRecord {
 /// One finished tier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TierRecord<C> {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// The tier's counts.
     #[serde(flatten)]
     pub counts: C,
     /// Table file name inside the run directory.
@@ -60,8 +63,10 @@ pub struct TierRecord<C> {
     pub bdb: Option<FileRecord>,
 }
 
+/// The manifest of a run directory: what is solved, with what, and where.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest<C, S> {
+    /// Version of the manifest format.
     pub format: u32,
     /// The game descriptor.
     pub game: String,
@@ -112,6 +117,7 @@ where
     C: Clone + Serialize + DeserializeOwned,
     S: Checkpoint,
 {
+    /// The manifest of a new run of the game `descriptor` up to `seeds`.
     pub fn new(descriptor: &str, seeds: u32) -> Self {
         Manifest {
             format: FORMAT,
@@ -125,6 +131,7 @@ where
         }
     }
 
+    /// The manifest's path in `dir`.
     pub fn path(dir: &Path) -> PathBuf {
         dir.join(FILE)
     }
@@ -199,10 +206,12 @@ where
         Checksum::of(text.as_bytes())
     }
 
+    /// The fingerprint as a number.
     pub fn fingerprint_value(&self) -> u64 {
         super::fingerprint(&self.game)
     }
 
+    /// The record of `tier`, if it is finished.
     pub fn record(&self, tier: u32) -> Option<&TierRecord<C>> {
         self.tiers.iter().find(|r| r.tier == tier)
     }

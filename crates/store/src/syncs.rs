@@ -13,7 +13,7 @@ use bawo_games::error::Result;
 /// Threads that sync at once.
 const SYNC_THREADS: usize = 16;
 
-/// `f` of every item, from up to [`SYNC_THREADS`] threads; the results in the items' order,
+/// `f` of every item, from up to `SYNC_THREADS` threads; the results in the items' order,
 /// or the first error (by item) once every call has returned.
 pub fn each_in_parallel<T: Sync, R: Send>(
     items: &[T],

@@ -23,39 +23,53 @@ use super::bytes::{as_u16, u16_bytes};
 use super::checksum::{Checksum, Hasher};
 use bawo_games::error::{Error, Result};
 
+/// The first bytes of a table file.
 pub const MAGIC: &[u8; 8] = b"BAWOTBL1";
+/// Version of the table format.
 pub const VERSION: u32 = 1;
+/// Bytes of the header before the entries.
 pub const HEADER: usize = 64;
 
 /// What a table file's header says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TableHeader {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Entries in the table.
     pub states: u64,
+    /// Fingerprint of the game and ranking the table was solved with.
     pub fingerprint: u64,
+    /// Checksum of the entries.
     pub checksum: Checksum,
 }
 
 /// Where a table's entries live: copied into memory, or mapped from its file.
 pub enum TableData {
+    /// Entries copied into memory.
     Owned(Vec<u16>),
     /// A mapped table file; `offset` is the byte offset of the first entry. The file stays
     /// open beside its map, so that entries can also be read without mapping their pages
     /// ([`TableData::read_entries`]).
     Mapped {
+        /// The file's map.
         map: memmap2::Mmap,
+        /// Byte offset of the first entry.
         offset: usize,
+        /// The open file.
         file: TableFile,
     },
 }
 
 /// An open table file and its path (for errors).
 pub struct TableFile {
+    /// The open file.
     pub file: File,
+    /// Its path, for messages.
     pub path: PathBuf,
 }
 
 impl TableData {
+    /// The entries, one per position.
     #[inline]
     pub fn entries(&self) -> &[u16] {
         match self {

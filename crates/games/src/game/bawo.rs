@@ -61,7 +61,9 @@ pub enum CaptureRule {
 /// The rule options of Generalized Bawo.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BawoRules {
+    /// How the kichwa (end pit) rule plays.
     pub kichwa: Kichwa,
+    /// Which captures are allowed.
     pub capture: CaptureRule,
 }
 
@@ -116,7 +118,9 @@ impl BawoRules {
 /// A Bawo position: the pit counts (only the first `4n` are used) and the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BawoPosition {
+    /// Seeds per pit (only the first `pits` are used).
     pub board: [u8; MAX_PITS],
+    /// The side to move.
     pub side: Side,
 }
 
@@ -184,6 +188,7 @@ impl Bawo {
         }
     }
 
+    /// Bawo with `n` pits per row, `lap_cap` laps per move at most, under `rules`.
     pub fn new(n: u32, lap_cap: u64, rules: BawoRules) -> Result<Self, InputError> {
         if n == 0 || n > MAX_N {
             return Err(InputError::new(format!(
@@ -242,18 +247,22 @@ impl Bawo {
         Bawo::new(n, lap_cap, BawoRules::parse(p.rules())?)
     }
 
+    /// Pits per row.
     pub fn n(&self) -> usize {
         self.n
     }
 
+    /// Pits on the board (four rows).
     pub fn pits(&self) -> usize {
         4 * self.n
     }
 
+    /// Laps a move may sow before it counts as never ending.
     pub fn lap_cap(&self) -> u64 {
         self.lap_cap
     }
 
+    /// The rules this game plays by.
     pub fn rules(&self) -> BawoRules {
         self.rules
     }

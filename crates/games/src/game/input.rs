@@ -8,6 +8,7 @@ pub use crate::error::InputError;
 pub struct PositionSpec {
     /// Pit counts separated by `,` (rows may be separated by `/`).
     pub board: String,
+    /// The side to move.
     pub to_move: Side,
     /// Seeds in hand `a,b` (Bao only).
     pub hands: Option<String>,
@@ -16,6 +17,7 @@ pub struct PositionSpec {
 }
 
 impl PositionSpec {
+    /// A position from its board text and side to move.
     pub fn new(board: &str, to_move: Side) -> Self {
         PositionSpec {
             board: board.to_string(),

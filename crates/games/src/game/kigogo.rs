@@ -66,7 +66,7 @@ pub use super::options::NeverEnding;
 /// The rule options of Bao Kigogo.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KigogoRules {
-    pub never_ending: NeverEnding,
+    pub(crate) never_ending: NeverEnding,
 }
 
 impl KigogoRules {
@@ -86,7 +86,9 @@ impl KigogoRules {
 /// A Kigogo position: 48 pit counts in row-major order and the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct KigogoPosition {
+    /// Seeds per pit.
     pub board: [u8; PITS],
+    /// The side to move.
     pub side: Side,
 }
 
@@ -112,7 +114,12 @@ pub fn pit_label(pit: usize) -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Play {
     /// The move ends; the resulting board and the seeds removed from play.
-    Ends { board: [u8; PITS], captured: u32 },
+    Ends {
+        /// Seeds per pit after the move.
+        board: [u8; PITS],
+        /// Seeds removed from play.
+        captured: u32,
+    },
     /// The relay sowing never ends.
     NeverEnding,
 }
@@ -174,6 +181,7 @@ pub struct Kigogo {
 }
 
 impl Kigogo {
+    /// The game under `rules`.
     pub fn new(rules: KigogoRules) -> Self {
         Kigogo {
             rules,
@@ -187,6 +195,7 @@ impl Kigogo {
         Ok(Kigogo::new(KigogoRules::parse(p.rules())?))
     }
 
+    /// The rules this game plays by.
     pub fn rules(&self) -> KigogoRules {
         self.rules
     }

@@ -48,11 +48,14 @@ pub const POSITIONS_PER_ENTRY: u64 = 2;
 /// The player to move. `A` moves first; South is `A` in Kigogo and Bao.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Side {
+    /// The side that moves first.
     A,
+    /// The side that moves second.
     B,
 }
 
 impl Side {
+    /// The opponent of this side.
     pub fn other(self) -> Side {
         match self {
             Side::A => Side::B,
@@ -60,10 +63,12 @@ impl Side {
         }
     }
 
+    /// 0 for A, 1 for B.
     pub fn index(self) -> usize {
         self as usize
     }
 
+    /// `"A"` or `"B"`.
     pub fn letter(self) -> &'static str {
         match self {
             Side::A => "A",
@@ -71,6 +76,7 @@ impl Side {
         }
     }
 
+    /// Parses `A` or `B` (either case).
     pub fn parse(s: &str) -> Result<Side, InputError> {
         match s.trim() {
             "A" | "a" => Ok(Side::A),
@@ -87,7 +93,12 @@ impl Side {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Successor {
     /// A position with the opponent to move, at `index` within `tier`.
-    Position { tier: Tier, index: u64 },
+    Position {
+        /// The tier of the position.
+        tier: Tier,
+        /// The position's index within its tier.
+        index: u64,
+    },
     /// Playing the move loses at once for the mover (e.g. `never-ending=loss`).
     MoverLoses,
 }
@@ -95,7 +106,9 @@ pub enum Successor {
 /// What a labelled move leads to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MoveOutcome<P> {
+    /// The position reached, with the opponent to move.
     Position(P),
+    /// The move loses at once for the mover.
     MoverLoses,
 }
 
@@ -104,6 +117,7 @@ pub enum MoveOutcome<P> {
 pub struct LabelledMove<P> {
     /// The move in the game's notation (for Bawo, the start pit).
     pub label: String,
+    /// Where the move leads.
     pub outcome: MoveOutcome<P>,
     /// Seeds taken off the board into the mover's reserve (or out of play).
     pub captured: u32,
@@ -113,6 +127,7 @@ pub struct LabelledMove<P> {
 
 /// A rule set the solver can work on.
 pub trait Game: Send + Sync + Sized {
+    /// A position of the game, with its side to move.
     type Position: Clone + Eq + Hash + Debug + Send + Sync;
 
     /// The name used by `--game`.
@@ -178,6 +193,7 @@ pub trait Game: Send + Sync + Sized {
         find_labelled(self.moves(pos), text.trim())
     }
 
+    /// The side to move in `pos`.
     fn side_to_move(&self, pos: &Self::Position) -> Side;
 
     /// The pit counts in the game's documented pit order.
@@ -204,8 +220,11 @@ pub trait Game: Send + Sync + Sized {
 /// One of the implemented games.
 #[derive(Clone, Debug)]
 pub enum AnyGame {
+    /// Generalized Bawo.
     Bawo(bawo::Bawo),
+    /// Bao Kigogo.
     Kigogo(kigogo::Kigogo),
+    /// Bao la Kiswahili.
     Bao(bao::Bao),
 }
 
@@ -264,14 +283,17 @@ impl AnyGame {
         Ok(g)
     }
 
+    /// The game's descriptor, as the manifest records it.
     pub fn descriptor(&self) -> String {
         with_game!(self, g => g.descriptor())
     }
 
+    /// The game's short name.
     pub fn name(&self) -> &'static str {
         with_game!(self, g => g.name())
     }
 
+    /// Seeds solved when none are asked for.
     pub fn default_seeds(&self) -> u32 {
         with_game!(self, g => g.default_seeds())
     }

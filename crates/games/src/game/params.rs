@@ -14,6 +14,7 @@ use super::InputError;
 /// A game chosen by name, with its parameters and rule options as typed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameParams {
+    /// The game's name (`bawo`, `kigogo`, `bao`).
     pub game: String,
     /// Game parameters in the order given, e.g. `[("n", "3"), ("lap-cap", "64")]`.
     pub params: Vec<(String, String)>,

@@ -119,7 +119,9 @@ const OFFSET_ROW: usize = MAX_SEEDS as usize + 2;
 /// fastest in index order to the most significant.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HalfOrder {
+    /// Order of the mover's half of the board.
     pub mover: Vec<u8>,
+    /// Order of the opponent's half of the board.
     pub opponent: Vec<u8>,
 }
 
@@ -145,6 +147,7 @@ pub const MAX_SEEDS: u32 = 255;
 pub const MAX_PITS: usize = 48;
 
 impl SidedIndex {
+    /// An index over boards mirrored by `mirror` and read in the order `halves`.
     pub fn new(mirror: Mirror, halves: HalfOrder) -> Self {
         let pits = mirror.to.len();
         let h = pits / 2;
@@ -189,6 +192,7 @@ impl SidedIndex {
         &self.mirror
     }
 
+    /// Pits on the board.
     pub fn pits(&self) -> usize {
         self.whole.pits()
     }

@@ -33,8 +33,11 @@ pub const ROUND_ENV: &str = "BAWO_MPI_ROUND";
 /// The world communicator with a clock for the time spent in collectives (transfer and
 /// waiting for the slowest rank together) and a count of the bytes this rank sent.
 pub struct Comm {
+    /// The world communicator.
     pub world: SimpleCommunicator,
+    /// This process's rank.
     pub rank: usize,
+    /// Ranks in the job.
     pub size: usize,
     /// Time inside MPI calls since the last [`Comm::take_wait`].
     wait: Duration,
@@ -50,6 +53,7 @@ pub struct Comm {
 }
 
 impl Comm {
+    /// Wraps `world`, reading the round size from [`ROUND_ENV`].
     pub fn new(world: SimpleCommunicator) -> Comm {
         let rank = world.rank() as usize;
         let size = world.size() as usize;

@@ -94,9 +94,13 @@ fn least_budget(need: u64, lower: u64) -> u64 {
 
 /// One tier as the check sees it: its sample and its size.
 pub struct TierCheck<'a> {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Positions in the tier.
     pub states: u64,
+    /// The planner's sample of the tier.
     pub sample: &'a TierSample,
+    /// Which rank owns which positions.
     pub slices: &'a Slices,
 }
 

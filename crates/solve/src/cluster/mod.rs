@@ -52,6 +52,7 @@ pub fn launched_by_mpi() -> bool {
 /// An initialized MPI job: this rank's communicator, then the universe (finalized when
 /// dropped, after the communicator).
 pub struct Cluster {
+    /// This rank's communicator.
     pub comm: Comm,
     _universe: ::mpi::environment::Universe,
 }
@@ -68,10 +69,12 @@ impl Cluster {
         })
     }
 
+    /// This process's rank.
     pub fn rank(&self) -> usize {
         self.comm.rank
     }
 
+    /// Ranks in the job.
     pub fn size(&self) -> usize {
         self.comm.size
     }

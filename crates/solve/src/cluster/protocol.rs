@@ -9,24 +9,36 @@ use bawo_games::error::{Error, Result};
 use bawo_store::manifest::FileRecord;
 use bawo_store::Checksum;
 
+/// A command of rank 0 to the other ranks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Command {
     /// The game of the run, as its descriptor.
-    Game { descriptor: String },
+    Game {
+        /// The game's descriptor.
+        descriptor: String,
+    },
     /// A finished tier: its `.bdb` file's `bytes` follow in broadcasts of at most
     /// [`FILE_PIECE`] bytes, then its anchored bits (`crate::flags`, 1 bit a position)
     /// in one broadcast; `checksum` is the manifest's of its raw table.
     Lower {
+        /// The tier (its seeds).
         tier: u32,
+        /// Positions in the tier.
         states: u64,
+        /// Checksum of the tier's raw table, as the manifest records it.
         checksum: Checksum,
+        /// The tier's file record.
         file: FileRecord,
+        /// Bytes of the `.bdb` file that follow.
         bytes: u64,
     },
     /// Solve this tier together; rank `r` owns `starts[r]..starts[r + 1]`.
     Tier {
+        /// The tier (its seeds).
         tier: u32,
+        /// Positions in the tier.
         states: u64,
+        /// Where each rank's slice starts, then the tier's size.
         starts: Vec<u64>,
     },
     /// The run is over (finished, already done, or nothing was solved): leave.

@@ -41,6 +41,7 @@ pub struct SliceOutcome {
     pub edges: u64,
     /// Bytes this rank sent other ranks: edges, then each level's messages.
     pub edge_bytes: u64,
+    /// Bytes of messages this rank sent at each attractor level.
     pub level_bytes: Vec<u64>,
     /// The slice's work ([`position_cost`] summed over its positions).
     pub work: u64,

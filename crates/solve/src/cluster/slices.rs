@@ -54,14 +54,17 @@ impl Slices {
         &self.starts
     }
 
+    /// Ranks the tier is split among.
     pub fn ranks(&self) -> usize {
         self.starts.len() - 1
     }
 
+    /// The first position of rank `rank`'s slice.
     pub fn start(&self, rank: usize) -> u64 {
         self.starts[rank]
     }
 
+    /// Positions in rank `rank`'s slice.
     pub fn len(&self, rank: usize) -> u64 {
         self.starts[rank + 1] - self.starts[rank]
     }
@@ -81,6 +84,7 @@ impl Slices {
 /// What a rank's slice of a tier is estimated to hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Load {
+    /// Positions in the slice.
     pub positions: u64,
     /// In-tier edges whose source lies in the slice (generated and sent by the rank).
     pub edges_out: f64,

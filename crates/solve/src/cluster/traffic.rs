@@ -14,12 +14,17 @@ use super::slices::imbalance;
 /// One tier's traffic, summed over the ranks.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TierTraffic {
+    /// The tier (its seeds).
     pub tier: u32,
+    /// Seeds on the board.
     pub seeds: u32,
+    /// Positions in the tier.
     pub states: u64,
+    /// Ranks that solved it.
     pub ranks: usize,
     /// Seconds rank 0 spent on the tier, gathering and writing its table included.
     pub seconds: f64,
+    /// Edges within the tier.
     pub in_tier_edges: u64,
     /// Bytes of `(target, source)` edges sent to other ranks.
     pub edge_bytes: u64,

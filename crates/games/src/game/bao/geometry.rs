@@ -62,6 +62,7 @@ impl Dir {
         }
     }
 
+    /// The arrow that shows this direction in move names.
     pub fn arrow(self) -> char {
         match self {
             Dir::Clockwise => '>',
@@ -106,7 +107,7 @@ pub struct Geometry {
     pub facing: [[u8; FRONT]; 2],
 }
 
-pub const GEOMETRY: Geometry = {
+pub(crate) const GEOMETRY: Geometry = {
     let mut g = Geometry {
         own: [[0; CIRCUIT]; 2],
         facing: [[0; FRONT]; 2],

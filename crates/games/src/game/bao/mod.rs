@@ -58,7 +58,7 @@ pub use super::options::NeverEnding;
 /// The rule options of Bao la Kiswahili.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BaoRules {
-    pub never_ending: NeverEnding,
+    pub(crate) never_ending: NeverEnding,
 }
 
 impl BaoRules {
@@ -80,6 +80,7 @@ impl BaoRules {
 pub struct BaoPosition {
     /// Pit counts in `RULES.md` order (pit `8 * row + column`).
     pub board: [u8; PITS],
+    /// The side to move.
     pub side: Side,
     /// Seeds in hand, A's then B's.
     pub hands: [u8; 2],
@@ -134,6 +135,7 @@ pub struct Bao {
 }
 
 impl Bao {
+    /// The game under `rules`.
     pub fn new(rules: BaoRules) -> Self {
         Bao {
             rules,
@@ -146,6 +148,7 @@ impl Bao {
         Ok(Bao::new(BaoRules::parse(p.rules())?))
     }
 
+    /// The rules this game plays by.
     pub fn rules(&self) -> BaoRules {
         self.rules
     }

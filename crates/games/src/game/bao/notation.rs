@@ -26,7 +26,9 @@ use crate::game::InputError;
 pub enum HouseChoice {
     /// The move never met the choice.
     None,
+    /// Stop at the house.
     Stop,
+    /// Go on sowing from the house (safari).
     Safari,
 }
 
@@ -37,10 +39,12 @@ pub struct MoveName {
     pub pit: u8,
     /// `None` only for a namua capture that ends the game before any sowing.
     pub dir: Option<Dir>,
+    /// What happens at the house, when the move reaches it.
     pub house: HouseChoice,
 }
 
 impl MoveName {
+    /// The move from `pit` towards `dir`, with no house choice.
     pub fn new(pit: usize, dir: Dir) -> Self {
         MoveName {
             pit: pit as u8,
@@ -49,7 +53,7 @@ impl MoveName {
         }
     }
 
-    pub fn with_house(self, house: HouseChoice) -> Self {
+    pub(crate) fn with_house(self, house: HouseChoice) -> Self {
         MoveName { house, ..self }
     }
 }
