@@ -153,18 +153,14 @@ pub fn check_options(opts: &EncodeOptions) -> Result<()> {
 fn prepare_out(src: &Path, out: &Path) -> Result<()> {
     let src = src.canonicalize().map_err(|e| Error::io(src, e))?;
     match std::fs::symlink_metadata(out) {
-        Ok(m) if m.file_type().is_symlink() && !out.exists() => {
-            return Err(bad(format!(
-                "--out {} is a symbolic link to nothing; give a new directory",
-                out.display()
-            )))
-        }
-        Ok(_) if !out.is_dir() => {
-            return Err(bad(format!(
-                "--out {} exists and is not a directory",
-                out.display()
-            )))
-        }
+        Ok(m) if m.file_type().is_symlink() && !out.exists() => Err(bad(format!(
+            "--out {} is a symbolic link to nothing; give a new directory",
+            out.display()
+        ))),
+        Ok(_) if !out.is_dir() => Err(bad(format!(
+            "--out {} exists and is not a directory",
+            out.display()
+        ))),
         Ok(_) => {
             let o = out.canonicalize().map_err(|e| Error::io(out, e))?;
             check_apart(&src, &o)?;
