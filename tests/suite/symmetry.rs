@@ -221,7 +221,7 @@ fn a_tier_file_of_the_older_format_is_refused_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db");
     solve_small(&db);
-    // Version field of the header, bytes 8..12 (FORMAT.md), as version 1 (both sides) and
+    // Version field of the header, bytes 8..12 (docs/format.md), as version 1 (both sides) and
     // version 3 (the composition order of the whole board) wrote it.
     let path = db.join("tier-0004.bdb");
     let good = std::fs::read(&path).unwrap();

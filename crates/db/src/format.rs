@@ -17,7 +17,7 @@
 //! codes are cut into blocks of a fixed number of positions, each compressed as an
 //! independent zstd frame, so a probe decompresses one block. Nibble packing was measured to
 //! beat byte codes by 7-10% at the same zstd level: the LZ matches cover twice the positions
-//! per byte. The byte layout is in `FORMAT.md`; everything is little-endian.
+//! per byte. The byte layout is in `docs/format.md`; everything is little-endian.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,6 @@
 //! The byte layout of a `.bdb` file shared by its writer ([`super::encode`]) and its reader
 //! ([`super::format`]): constants, the header, the index entries, the metadata checksum. The
-//! layout is described in `FORMAT.md`; everything is little-endian.
+//! layout is described in `docs/format.md`; everything is little-endian.
 
 /// The first bytes of a compressed tier file.
 pub const MAGIC: &[u8; 8] = b"BAWO-BDB";
