@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use bawo_db::stats::Stats;
 use bawo_db::Database;
 use bawo_games::error::{Error, Result};
-use bawo_games::game::InputError;
+use bawo_games::game::{InputError, Tier};
 
 /// One served database.
 pub struct ServedDb {
@@ -19,9 +19,17 @@ pub struct ServedDb {
     pub db: Database,
     /// Statistics read once, on the first `/api/stats` (they cost a pass over every tier).
     stats: OnceLock<Arc<Stats>>,
+    /// The stored position the page opens on when the opening is not held, found once.
+    open_at: OnceLock<Option<(Tier, u64)>>,
 }
 
 impl ServedDb {
+    /// The stored position (tier, index) to open the page on, found by `find` on first use
+    /// (a search over blocks of the database) and kept.
+    pub fn open_at(&self, find: impl FnOnce() -> Option<(Tier, u64)>) -> Option<(Tier, u64)> {
+        *self.open_at.get_or_init(find)
+    }
+
     /// The statistics, computed on first use (blocking: call from the blocking pool).
     pub fn stats(&self) -> Result<Arc<Stats>> {
         if let Some(s) = self.stats.get() {
@@ -87,6 +95,7 @@ impl Served {
                 name,
                 db,
                 stats: OnceLock::new(),
+                open_at: OnceLock::new(),
             });
         }
         Ok(Served { dbs: Arc::new(dbs) })

@@ -11,7 +11,7 @@ use serde_json::{Map, Value as Json};
 use super::served::ServedDb;
 use bawo_db::coverage::ensure_covered;
 use bawo_games::error::Error;
-use bawo_games::game::{AnyGame, Game, GameParams, MoveOutcome};
+use bawo_games::game::{AnyGame, Game, GameParams, MoveOutcome, Tier};
 use bawo_games::value::Value;
 
 /// One legal move and where it leads, as `bawo moves --json` prints it.
@@ -175,11 +175,15 @@ pub fn position_to_open<G: Game>(d: &ServedDb, g: &G) -> Option<PositionJson> {
     if let Some(p) = g.start_position().filter(|p| covered(d, g, p).is_ok()) {
         return Some(position_json(d, g, &p));
     }
-    let largest =
-        d.db.manifest()
-            .tiers
-            .iter()
-            .max_by_key(|r| r.counts.states)?;
+    let (tier, index) = d.open_at(|| longest_early_win(d))?;
+    Some(position_json(d, g, &g.position(tier, index)))
+}
+
+/// The longest win among the first [`OPEN_SEARCH`] positions of the largest tier, or its
+/// first position if none of them wins.
+fn longest_early_win(d: &ServedDb) -> Option<(Tier, u64)> {
+    let tiers = &d.db.manifest().tiers;
+    let largest = tiers.iter().max_by_key(|r| r.counts.states)?;
     let mut best: Option<(u32, u64)> = None;
     for i in 0..largest.counts.states.min(OPEN_SEARCH) {
         let e = d.db.probe(largest.tier, i).ok()?;
@@ -189,8 +193,7 @@ pub fn position_to_open<G: Game>(d: &ServedDb, g: &G) -> Option<PositionJson> {
             }
         }
     }
-    let index = best.map_or(0, |(_, i)| i);
-    Some(position_json(d, g, &g.position(largest.tier, index)))
+    Some((largest.tier, best.map_or(0, |(_, i)| i)))
 }
 
 pub(crate) fn db_json(d: &ServedDb) -> DbJson {

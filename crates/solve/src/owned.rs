@@ -166,7 +166,7 @@ impl<'a> Owned<'a> {
 /// Whether the manifest that failed to load is this program's (damaged, or of an older
 /// layout) rather than some other tool's `manifest.json`: only then may `--force` discard it.
 pub fn manifest_looks_like_ours(dir: &Path) -> bool {
-    std::fs::read_to_string(Manifest::path(dir))
+    bawo_store::bytes::read_text_bounded(&Manifest::path(dir), bawo_store::manifest::MAX_BYTES)
         .is_ok_and(|t| t.contains("\"fingerprint\"") && t.contains("\"game\""))
 }
 

@@ -273,7 +273,8 @@ pub fn solve_with<G: Game>(
                 let bdb = compress_tier(sink, cfg, &opts, tier, fp, &data, &flags, &mut solved)?;
                 owned.file(&bdb.file)?;
                 report.compress += solved.timings.compress;
-                (Some(bdb.clone()), solved.bytes + bdb.bytes)
+                let bytes = solved.bytes + bdb.bytes;
+                (Some(bdb), bytes)
             };
             let record = TierRecord {
                 tier,

@@ -122,6 +122,16 @@ pub fn read_text_bounded(path: &Path, limit: u64) -> Result<String> {
     Ok(text)
 }
 
+/// [`read_text_bounded`], with `Ok(None)` where there is no such file (a run directory's
+/// manifest or ledger that was never written).
+pub fn read_text_if_present(path: &Path, limit: u64) -> Result<Option<String>> {
+    match read_text_bounded(path, limit) {
+        Ok(t) => Ok(Some(t)),
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 /// Maps the open file `f` (at `path`) read-only; `None` when it is empty.
 pub fn map_file_ro(path: &Path, f: &File) -> Result<Option<Mmap>> {
     if f.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {

@@ -48,10 +48,10 @@ impl Ledger {
     /// or a shipped database), an error when it is damaged.
     pub fn load(dir: &Path) -> Result<Option<Ledger>> {
         let path = Self::path(dir);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(Error::io(&path, e)),
+        // Bounded and regular-only as the manifest is: a ledger is as forgeable.
+        let Some(text) = super::bytes::read_text_if_present(&path, super::manifest::MAX_BYTES)?
+        else {
+            return Ok(None);
         };
         let l: Ledger = serde_json::from_str(&text)
             .map_err(|e| Error::corrupt(&path, format!("unreadable ledger: {e}")))?;

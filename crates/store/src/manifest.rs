@@ -139,12 +139,8 @@ where
     /// Reads the manifest of `dir`; `Ok(None)` when there is none.
     pub fn load(dir: &Path) -> Result<Option<Self>> {
         let path = Self::path(dir);
-        let text = match super::bytes::read_text_bounded(&path, MAX_BYTES) {
-            Ok(t) => t,
-            Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(None)
-            }
-            Err(e) => return Err(e),
+        let Some(text) = super::bytes::read_text_if_present(&path, MAX_BYTES)? else {
+            return Ok(None);
         };
         // The version first, so that a manifest of another layout is named as such rather
         // than as damage, whatever else changed in it.
