@@ -76,6 +76,7 @@ pub mod slots;
 pub mod space;
 pub mod tables;
 pub mod tier;
+mod tier_loop;
 pub mod work;
 
 // The database layer's pieces the solver writes through, under the names the solver's modules

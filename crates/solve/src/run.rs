@@ -13,25 +13,24 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::budget::{MemoryPlan, TierShape};
-use super::checkpoint::{Checkpoints, Manifest, TierRecord};
-use super::compress::{beside_by_default, compress_missing, compress_now, Background};
-use super::counts::{TierCounts, TierIo};
-use super::disk::{dir_bytes, is_under, process_bytes_written};
-use super::flags::{flags_file, AnchoredBits, TierFlags};
+use super::checkpoint::{Checkpoints, Manifest};
+use super::compress::beside_by_default;
+use super::counts::TierCounts;
+use super::disk::dir_bytes;
+use super::flags::flags_file;
 pub use super::graph::NARROW_LIMIT;
-use super::open::{adopt_budget, open_run, usable_checkpoint, work_root, Opened};
+use super::open::{adopt_budget, open_run, work_root, Opened};
 use super::owned::{remove_file_if_present, remove_raw_tables, Owned};
 use super::pass::estimate_in_tier_degree;
 use super::restore::restore_finished;
 use super::sample::{solve_time, time_sample};
 pub use super::sink::{StoredTier, TierSink};
-use super::tables::{resident_if_it_fits, Tables};
+use super::tables::Tables;
 use super::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
-use super::work::remove_work_dir;
+use super::tier_loop::TierLoop;
 use bawo_games::error::{Error, Result};
 use bawo_games::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
-use bawo_store::manifest::table_file;
-use bawo_store::{fingerprint, lock, table};
+use bawo_store::{fingerprint, lock};
 
 pub use super::config::{RunProgress, SolveConfig, SolveReport, Summary};
 
@@ -141,10 +140,6 @@ pub fn solve<G: Game>(
 }
 
 /// [`solve`] with each unfinished tier solved by `solver`.
-// Over the 120-line bound: the tier loop runs inside a thread scope (a finished tier is
-// compressed beside the next one), and its body still needs to move into a function that
-// carries that scope.
-#[allow(clippy::too_many_lines)]
 pub fn solve_with<G: Game>(
     game: &G,
     cfg: &SolveConfig,
@@ -178,7 +173,7 @@ pub fn solve_with<G: Game>(
         work_root,
     };
     let mut tables = Tables::bounded(opts.plan.resident_lower);
-    let (resumed_tiers, mut missing) = restore_finished(
+    let (resumed_tiers, missing) = restore_finished(
         game,
         &cfg.out,
         sink,
@@ -193,141 +188,35 @@ pub fn solve_with<G: Game>(
     // Only now, with every finished tier checked, does the manifest take this run's budget:
     // a resume refused by those checks leaves the manifest as it was.
     adopt_budget(&mut manifest, cfg)?;
-    let mut report = SolveReport {
-        resumed_tiers,
-        ..Default::default()
-    };
     announce_run(game, &opts, &manifest, progress);
-    let mut ckpt = Checkpoints {
-        manifest: &mut manifest,
-        dir: &cfg.out,
-        every: cfg.checkpoint_every,
-        last: Instant::now(),
-        taken: 0,
+    let mut run = TierLoop {
+        game,
+        cfg,
+        progress,
+        sink,
+        solver,
+        opts: &opts,
+        fp,
+        beside: solver.compresses_beside() && cfg.compress_beside.unwrap_or_else(beside_by_default),
+        ckpt: Checkpoints {
+            manifest: &mut manifest,
+            dir: &cfg.out,
+            every: cfg.checkpoint_every,
+            last: Instant::now(),
+            taken: 0,
+        },
+        owned: &mut owned,
+        tables,
+        missing,
+        report: SolveReport {
+            resumed_tiers,
+            ..Default::default()
+        },
     };
-    let beside =
-        solver.compresses_beside() && cfg.compress_beside.unwrap_or_else(beside_by_default);
-    std::thread::scope(|scope| -> Result<()> {
-        // The tier being compressed on a thread of its own while the next one is solved.
-        // A run stopped by an error waits for it at the scope's end; its file, if written,
-        // stays unrecorded, and a resumed run compresses that tier again.
-        let mut pending: Option<Background<'_>> = None;
-        for (i, &tier) in tiers.iter().enumerate() {
-            if ckpt.manifest.record(tier).is_some() {
-                continue;
-            }
-            let t0 = Instant::now();
-            let written0 = process_bytes_written();
-            // The finished tiers' files (the run directory without work files), which the
-            // tier's work files add to.
-            let base_disk = dir_bytes(&cfg.out).saturating_sub(dir_bytes(&cfg.out.join("work")));
-            let size = game.tier_size(tier)?;
-            progress.tier_started(tier, game.tier_seeds(tier), size);
-            let resume = usable_checkpoint(ckpt.manifest.current.take(), tier, progress)?;
-            let work = claim_tier_files(&mut owned, &opts, tier, resume.as_ref())?;
-            let file = table_file(tier);
-            let path = cfg.out.join(&file);
-            let lower = Lower { tables: &tables };
-            let task = TierTask {
-                tier,
-                resume,
-                table_path: &path,
-            };
-            let mut solved = solver.solve_tier(game, task, &lower, &opts, &mut ckpt, progress)?;
-            // The tier below, compressed meanwhile: recorded with this one's record.
-            let mut below_bytes = 0;
-            if let Some(p) = pending.take() {
-                let tw = Instant::now();
-                below_bytes = join_beside(p, ckpt.manifest, &mut report, &mut owned)?;
-                report.compress += tw.elapsed();
-            }
-            // Tiers a killed run left without their compressed files, now that the resumed
-            // tier has passed its checks: recorded with this tier's record.
-            report.compress += compress_missing(
-                sink,
-                &cfg.out,
-                ckpt.manifest,
-                std::mem::take(&mut missing),
-                fp,
-                opts.plan.compress_workers,
-                &mut owned,
-                &|l| progress.notice(l),
-            )?;
-            // The distributable, compressed copy of the finished table: now, or on a thread of
-            // its own beside the next tier where the plan holds both (never the last tier).
-            let (_, data) = table::open_table(&path, tier, size, fp, false)?;
-            // A tier solved elsewhere (a cluster's workers) may come without flags.
-            let flags = TierFlags::open(&cfg.out.join(flags_file(tier)), size)?;
-            let bits = match &flags {
-                Some(f) => f.anchored_bits(),
-                None => AnchoredBits::compute(game, tier, size),
-            };
-            let next_beside = beside
-                && tiers
-                    .get(i + 1)
-                    .and_then(|&t| opts.plan.tier(t))
-                    .is_some_and(|t| t.compress_beside);
-            let (bdb, bytes) = if next_beside {
-                (None, solved.bytes)
-            } else {
-                let bdb = compress_tier(sink, cfg, &opts, tier, fp, &data, &flags, &mut solved)?;
-                owned.file(&bdb.file)?;
-                report.compress += solved.timings.compress;
-                let bytes = solved.bytes + bdb.bytes;
-                (Some(bdb), bytes)
-            };
-            let record = TierRecord {
-                tier,
-                counts: solved.counts.clone(),
-                file,
-                checksum: solved.header.checksum,
-                bdb,
-            };
-            let io = record_tier(
-                cfg,
-                &mut ckpt,
-                record,
-                &work,
-                base_disk,
-                written0,
-                below_bytes,
-                bytes,
-                &solved,
-            )?;
-            report.bytes_written += io.bytes_written;
-            let bytes_written = io.bytes_written;
-            report.tiers_io.push(io);
-            if next_beside {
-                pending = Some(Background::start(
-                    scope, sink, &cfg.out, tier, fp, data, flags,
-                )?);
-            }
-            let (_, data) = table::open_table(&path, tier, size, fp, false)?;
-            tables.insert(
-                tier,
-                resident_if_it_fits(data, opts.plan.lower_bytes(), &opts.plan)?,
-            );
-            tables.insert_anchored(tier, bits);
-            progress.tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
-            report.timings.push((tier, solved.timings));
-        }
-        // Never left over where the last tier was solved by this run (it is compressed at
-        // once), but a finished run records every tier with its file.
-        if let Some(p) = pending.take() {
-            join_beside(p, ckpt.manifest, &mut report, &mut owned)?;
-        }
-        report.compress += compress_missing(
-            sink,
-            &cfg.out,
-            ckpt.manifest,
-            std::mem::take(&mut missing),
-            fp,
-            opts.plan.compress_workers,
-            &mut owned,
-            &|l| progress.notice(l),
-        )?;
-        Ok(())
-    })?;
+    run.run(&tiers)?;
+    let TierLoop {
+        tables, mut report, ..
+    } = run;
     drop(tables);
     finish_run(cfg, &opts, &mut owned, &mut manifest, &tiers, &mut report)?;
     report.wall = start.elapsed();
@@ -356,31 +245,6 @@ fn open_directory<'c, G: Game>(
     Ok((lock, owned, work_root, opened))
 }
 
-/// A solved tier recorded in the manifest and its work files removed: the tier's last
-/// checkpoint stays in the manifest until then, so that a run killed in between finds them by
-/// it, wherever they are. Returns the tier's bytes written and peak disk.
-#[allow(clippy::too_many_arguments)]
-fn record_tier(
-    cfg: &SolveConfig,
-    ckpt: &mut Checkpoints<'_>,
-    record: TierRecord,
-    work: &Path,
-    base_disk: u64,
-    written0: Option<u64>,
-    below_bytes: u64,
-    bytes: u64,
-    solved: &SolvedTier,
-) -> Result<TierIo> {
-    let tier = record.tier;
-    ckpt.manifest.tiers.push(record);
-    let last = ckpt.manifest.current.take().filter(|c| c.tier == tier);
-    ckpt.save(last)?;
-    let io = tier_io(cfg, work, base_disk, written0, below_bytes, bytes, solved);
-    remove_work_dir(work)?;
-    ckpt.manifest.current = None;
-    Ok(io)
-}
-
 /// The run line announced: positions of the whole run and those already finished, both sides
 /// counted as every count printed is, and the estimated time of what is left.
 fn announce_run<G: Game>(
@@ -403,83 +267,6 @@ fn announce_run<G: Game>(
         done * POSITIONS_PER_ENTRY,
         solve_time(&time_sample(game, &opts.plan), total - done, threads),
     );
-}
-
-/// The files a tier will write, recorded in the run's ledger before they exist, and its work
-/// folder: a checkpoint's own (checked when the run was opened: this run's, or one under the
-/// --tmp it was started with), or a new one under this run's work root.
-fn claim_tier_files(
-    owned: &mut Owned,
-    opts: &TierOptions,
-    tier: Tier,
-    resume: Option<&super::checkpoint::TierState>,
-) -> Result<PathBuf> {
-    owned.file(&table_file(tier))?;
-    owned.file(&flags_file(tier))?;
-    Ok(match resume {
-        Some(c) => c.work.clone(),
-        None => {
-            let work = opts.work_root.join(format!("tier-{tier:04}"));
-            owned.claim_work_dir(&work)?;
-            work
-        }
-    })
-}
-
-/// The distributable, compressed copy of a finished table, made now; its time goes into the
-/// tier's timings.
-#[allow(clippy::too_many_arguments)]
-fn compress_tier(
-    sink: &dyn TierSink,
-    cfg: &SolveConfig,
-    opts: &TierOptions,
-    tier: Tier,
-    fp: u64,
-    data: &table::TableData,
-    flags: &Option<TierFlags>,
-    solved: &mut SolvedTier,
-) -> Result<bawo_store::manifest::FileRecord> {
-    let (bdb, took) = compress_now(
-        sink,
-        &cfg.out,
-        tier,
-        fp,
-        data,
-        flags.as_ref(),
-        opts.plan.compress_workers,
-    )?;
-    solved.timings.compress = took;
-    Ok(bdb)
-}
-
-/// The tier's bytes written and peak disk: the run's disk now (its work files are still
-/// there), or while the tier's work files were at their largest beside the finished tiers,
-/// whichever is more.
-fn tier_io(
-    cfg: &SolveConfig,
-    work: &Path,
-    base_disk: u64,
-    written0: Option<u64>,
-    below_bytes: u64,
-    bytes: u64,
-    solved: &SolvedTier,
-) -> TierIo {
-    let outside = if is_under(work, &cfg.out) {
-        0
-    } else {
-        dir_bytes(work)
-    };
-    let peak_disk = (dir_bytes(&cfg.out) + outside).max(base_disk + solved.timings.peak_work_disk);
-    // The compressed file of the tier below, written meanwhile, is that tier's.
-    let bytes_written = match (written0, process_bytes_written()) {
-        (Some(a), Some(b)) => b.saturating_sub(a).saturating_sub(below_bytes),
-        _ => bytes,
-    };
-    TierIo {
-        seeds: solved.counts.seeds,
-        bytes_written,
-        peak_disk,
-    }
 }
 
 /// A finished run made lean and marked complete: its work folders, flags files and (unless
@@ -531,37 +318,4 @@ fn check_disk(shapes: &[TierShape], plan: &MemoryPlan, cfg: &SolveConfig) -> Res
     let need = super::space::disk_need(shapes, plan, &|t| finished.contains(&t));
     let work = cfg.tmp.clone().unwrap_or_else(|| cfg.out.join("work"));
     super::space::check(need, &cfg.out, &work)
-}
-
-/// Waits for the tier compressed beside the next tier's solve and records its file in its
-/// manifest record (saved with the next tier's), in the ledger, and in the tier's report:
-/// its time, and its bytes, which the process wrote while the next tier was solved. Returns
-/// those bytes.
-fn join_beside(
-    pending: Background<'_>,
-    manifest: &mut Manifest,
-    report: &mut SolveReport,
-    owned: &mut Owned<'_>,
-) -> Result<u64> {
-    let tier = pending.tier;
-    let (bdb, took) = pending.join()?;
-    report.compress_beside += took;
-    let bytes = bdb.bytes;
-    owned.file(&bdb.file)?;
-    if let Some((_, t)) = report.timings.iter_mut().find(|(t, _)| *t == tier) {
-        t.compress = took;
-        t.compressed_beside = true;
-    }
-    if let Some(io) = report.tiers_io.last_mut() {
-        io.bytes_written += bdb.bytes;
-        io.peak_disk += bdb.bytes;
-    }
-    report.bytes_written += bdb.bytes;
-    let rec = manifest
-        .tiers
-        .iter_mut()
-        .find(|r| r.tier == tier)
-        .ok_or_else(|| Error::Internal(format!("tier {tier} compressed but not recorded")))?;
-    rec.bdb = Some(bdb);
-    Ok(bytes)
 }
