@@ -9,6 +9,7 @@ use bawo_db::Database;
 
 use crate::common;
 use common::cli::{assert_fails, assert_ok, assert_usage_error, bawo, json, text};
+use common::run_dir::snapshot;
 
 /// Solves `game_args` into `dir` quietly.
 fn solve(dir: &Path, game_args: &[&str]) {
@@ -57,22 +58,6 @@ fn assert_same_answers(a: &Path, b: &Path, what: &str) {
     }
 }
 
-/// The bytes of every file in `dir`, by name.
-fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| {
-            let e = e.unwrap();
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn compacted_databases_answer_as_their_sources_in_every_game() {
     let cases: [(&str, &[&str]); 3] = [
@@ -113,7 +98,8 @@ fn compacted_databases_answer_as_their_sources_in_every_game() {
         assert_ok(&o, what);
         assert!(text(&o.stdout).contains("0 disagree"), "{what}");
         // Only the database: its manifest and one file per tier.
-        let names: Vec<String> = snapshot(&out).into_iter().map(|(n, _)| n).collect();
+        assert!(!out.join("lock").exists(), "{what}: the lock was left");
+        let names: Vec<String> = snapshot(&out).into_keys().collect();
         assert!(
             names
                 .iter()
@@ -278,7 +264,7 @@ fn a_damaged_source_fails_and_leaves_no_database() {
         "a manifest was written"
     );
     // No temporary file is left behind either.
-    let left: Vec<String> = snapshot(&out).into_iter().map(|(n, _)| n).collect();
+    let left: Vec<String> = snapshot(&out).into_keys().collect();
     assert!(left.iter().all(|n| n.ends_with(".bdb")), "{left:?}");
 
     let missing = tmp.path().join("missing");

@@ -31,16 +31,9 @@ fn scratch() -> tempfile::TempDir {
 }
 
 fn solve_args(dir: &Path, extra: &[&str]) -> Vec<String> {
-    let mut a = vec!["solve".to_string()];
-    a.extend(GAME.iter().map(|s| s.to_string()));
-    a.extend(
-        ["--quiet", "--keep-tables", "--threads", "2"]
-            .iter()
-            .chain(extra)
-            .map(|s| s.to_string()),
-    );
-    a.extend(["--out".to_string(), dir.to_str().unwrap().to_string()]);
-    a
+    let mut game = GAME.to_vec();
+    game.extend(["--quiet", "--keep-tables", "--threads", "2"]);
+    run_dir::solve_args(&game, dir, extra)
 }
 
 fn resume_args(dir: &Path) -> Vec<String> {

@@ -1,14 +1,7 @@
 //! Conflicting or absurd options are refused with exit code 2 instead of being silently
-//! resolved (issue 10, item 9).
+//! resolved.
 
-use std::process::{Command, Output};
-
-fn bawo(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bawo"))
-        .args(args)
-        .output()
-        .expect("run bawo")
-}
+use crate::common::cli::bawo;
 
 fn refused(args: &[&str], needle: &str) {
     let out = bawo(args);

@@ -2,18 +2,17 @@
 //! and `moves`/`reach` without Bawo's `--n` (taken from the board's length) or `--lap-cap`.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Output, Stdio};
 
+use crate::common::cli::{clean_command, text};
+
+/// Runs `bawo args` in `dir` as working directory (where the default run directory goes).
 fn bawo_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_bawo"))
+    clean_command(args)
         .current_dir(dir)
-        .args(args)
+        .stdin(Stdio::null())
         .output()
         .expect("run bawo")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `C(n, k)` in exact integers.

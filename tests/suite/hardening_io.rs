@@ -6,28 +6,16 @@ use crate::common;
 
 use std::fs::OpenOptions;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-use common::cli::{assert_fails, assert_ok, assert_usage_error, bawo, bawo_stdin, text, BIN};
+use common::cli::{
+    assert_fails, assert_ok, assert_usage_error, bawo, bawo_stdin, clean_command, text,
+};
 
 /// `solve` of a small Bawo game (n = 2, lap cap 8) up to `seeds` into `dir`, then `extra`.
 fn solve_args(dir: &Path, seeds: &str, extra: &[&str]) -> Vec<String> {
-    let mut a: Vec<String> = [
-        "solve",
-        "--n",
-        "2",
-        "--seeds",
-        seeds,
-        "--lap-cap",
-        "8",
-        "--out",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    a.push(dir.to_str().expect("UTF-8 temp path").to_string());
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
+    let game = ["--n", "2", "--seeds", seeds, "--lap-cap", "8"];
+    crate::common::run_dir::solve_args(&game, dir, extra)
 }
 
 /// A Bawo database (n = 2, up to 8 seeds) solved into `dir`.
@@ -37,8 +25,7 @@ fn solved(dir: &Path) {
 
 /// Runs `bawo args` with no input and the given standard output and error.
 fn run_with<S: AsRef<std::ffi::OsStr>>(args: &[S], stdout: Stdio, stderr: Stdio) -> Output {
-    Command::new(BIN)
-        .args(args)
+    clean_command(args)
         .stdin(Stdio::null())
         .stdout(stdout)
         .stderr(stderr)
@@ -58,8 +45,7 @@ fn dev_full() -> Stdio {
 
 /// Runs `bawo args` with its standard output a pipe whose reading end is closed at once.
 fn with_stdout_closed<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
+    let mut child = clean_command(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -9,26 +9,17 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use common::cli::{assert_fails, assert_ok, bawo, bawo_env, json, text};
+use common::run_dir::{self, path_arg};
 
 /// A small Bawo game: tiers 0..=SEEDS with at most 2 * C(17, 7) = 38,896 positions.
 const GAME: &[&str] = &["--game", "bawo", "--n", "2", "--lap-cap", "6"];
 const SEEDS: u32 = 10;
 
-fn path_arg(p: &Path) -> String {
-    p.to_str().expect("UTF-8 temp path").to_string()
-}
-
 fn solve_args(dir: &Path, extra: &[&str]) -> Vec<String> {
-    let mut a: Vec<String> = ["solve", "--quiet"].iter().map(|s| s.to_string()).collect();
-    a.extend(GAME.iter().map(|s| s.to_string()));
-    a.extend([
-        "--seeds".into(),
-        SEEDS.to_string(),
-        "--out".into(),
-        path_arg(dir),
-    ]);
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
+    let seeds = SEEDS.to_string();
+    let mut game = GAME.to_vec();
+    game.extend(["--quiet", "--seeds", &seeds]);
+    run_dir::solve_args(&game, dir, extra)
 }
 
 /// Solves until the `k`-th manifest write, then aborts (fault injection).
@@ -292,13 +283,13 @@ fn serve_warns_at_start_about_an_unfinished_run() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("run");
     solve_aborted(&dir, &[], 5);
-    let mut child = std::process::Command::new(common::cli::BIN)
-        .args(["serve", "--db", &path_arg(&dir), "--addr", "127.0.0.1:0"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        common::cli::clean_command(&["serve", "--db", &path_arg(&dir), "--addr", "127.0.0.1:0"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
     let stderr = child.stderr.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

@@ -9,12 +9,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use common::cli::{assert_fails, assert_ok, bawo, bawo_env, json};
+use common::run_dir::path_arg;
 
 const GAME: [&str; 6] = ["--game", "bawo", "--n", "2", "--lap-cap", "64"];
-
-fn path_arg(p: &Path) -> String {
-    p.to_str().expect("UTF-8 temp path").to_string()
-}
 
 /// `bawo solve` of the n = 2 game up to `seeds` into `dir`, with `extra` flags.
 fn solve(dir: &Path, seeds: u32, extra: &[&str]) -> std::process::Output {

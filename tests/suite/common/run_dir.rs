@@ -33,3 +33,41 @@ pub fn final_files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         })
         .collect()
 }
+
+/// A path as a command-line argument (the tests' scratch paths are UTF-8).
+pub fn path_arg(p: &Path) -> String {
+    p.to_str().expect("UTF-8 scratch path").to_string()
+}
+
+/// Every file under `dir`, by path relative to it, with its bytes: to check that a refused
+/// command changed nothing. The run's `lock` file is left out (a run makes it and keeps it).
+pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, into: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, into);
+            } else {
+                let name = p.strip_prefix(root).unwrap().display().to_string();
+                if name != "lock" {
+                    into.insert(name, std::fs::read(&p).unwrap());
+                }
+            }
+        }
+    }
+    let mut files = BTreeMap::new();
+    walk(dir, dir, &mut files);
+    files
+}
+
+/// The arguments of `bawo solve` with the game's flags `game`, into `dir`, then `extra`.
+pub fn solve_args(game: &[&str], dir: &Path, extra: &[&str]) -> Vec<String> {
+    let mut a = vec!["solve".to_string()];
+    a.extend(game.iter().map(|s| s.to_string()));
+    a.extend(["--out".to_string(), path_arg(dir)]);
+    a.extend(extra.iter().map(|s| s.to_string()));
+    a
+}

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::cli::{assert_fails, assert_ok, bawo, bawo_env, text};
-use common::run_dir::{self, final_files, manifest};
+use common::run_dir::{self, final_files, manifest, path_arg, snapshot};
 use serde_json::Value as Json;
 
 mod damage;
@@ -111,10 +111,6 @@ const N2_DRAWS: Instance = Instance {
 
 fn strings(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
-}
-
-fn path_arg(p: &Path) -> String {
-    p.to_str().expect("utf-8 scratch path").to_string()
 }
 
 impl Instance {
@@ -239,18 +235,6 @@ fn assert_same_solve(clean: &Path, dir: &Path, what: &str) {
         "{what}: work files left behind: {:?}",
         listing(&dir.join("work"))
     );
-}
-
-/// Everything in a run directory, to check that a refused command changed nothing.
-fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    listing(dir)
-        .into_iter()
-        .filter(|p| !p.ends_with("/lock"))
-        .map(|p| {
-            let bytes = std::fs::read(&p).unwrap();
-            (p, bytes)
-        })
-        .collect()
 }
 
 fn phase_of(dir: &Path) -> String {
