@@ -55,6 +55,21 @@ pub fn print(descriptor: &str, e: &RunEstimate, json: bool) {
         human_bytes(e.final_disk),
         human_bytes(e.bytes_written)
     );
+    let p = &e.peak;
+    outln!(
+        "peak disk while the {}-seed tier is solved, {:.1} bytes per stored position of the largest tier: work files {} (cells {}, edge logs {}, predecessor lists {}, due logs {}), its raw table {} and compressed file {}, the tiers below: raw tables {} and compressed files {}",
+        p.seeds,
+        p.bytes_per_stored,
+        human_bytes(p.work.total() - p.work.table),
+        human_bytes(p.work.cells),
+        human_bytes(p.work.edges),
+        human_bytes(p.work.preds),
+        human_bytes(p.work.due),
+        human_bytes(p.work.table),
+        human_bytes(p.bdb),
+        human_bytes(p.lower_tables),
+        human_bytes(p.lower_bdb),
+    );
     outln!(
         "estimated time {} (from {} positions of the {}-seed tier sampled, {:.2} µs each on one thread)",
         human_duration(std::time::Duration::from_secs_f64(e.seconds)),

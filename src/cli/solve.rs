@@ -238,6 +238,20 @@ fn print_timings(report: &SolveReport) {
             bawo_games::units::human_bytes(t.lower.held),
             100.0 * t.lower.sampled_hits
         );
+        let w = &t.peak_work;
+        if t.peak_work_disk > 0 {
+            errln!(
+                "tier {tier:>3}: peak work disk {} in {}: cells {}, edge logs {}, predecessor lists {}, due logs {}, messages {}, raw table {}",
+                human_bytes(t.peak_work_disk),
+                t.peak_phase,
+                human_bytes(w.cells),
+                human_bytes(w.edges),
+                human_bytes(w.preds),
+                human_bytes(w.due),
+                human_bytes(w.messages),
+                human_bytes(w.table),
+            );
+        }
     }
 }
 

@@ -90,6 +90,31 @@ pub struct TierIo {
     pub peak_disk: u64,
 }
 
+/// A tier's disk by kind of file: where the bytes of its work files go, so that the largest
+/// can be found and cut.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct WorkDisk {
+    /// Working cells, both copies of a range where a checkpoint keeps one.
+    pub cells: u64,
+    /// In-tier edge logs of the successor pass.
+    pub edges: u64,
+    /// Predecessor lists.
+    pub preds: u64,
+    /// Due logs: positions queued for the attractor's levels.
+    pub due: u64,
+    /// Level messages spilled to disk.
+    pub messages: u64,
+    /// The tier's raw table (and flags), written at its end.
+    pub table: u64,
+}
+
+impl WorkDisk {
+    /// All of it.
+    pub fn total(&self) -> u64 {
+        self.cells + self.edges + self.preds + self.due + self.messages + self.table
+    }
+}
+
 /// Time and volume of each phase of a tier, for reports and benchmarks.
 #[derive(Debug, Clone, Default)]
 pub struct TierTimings {
@@ -113,6 +138,10 @@ pub struct TierTimings {
     /// Bytes of the tier's work files at their largest (sampled after each phase's units of
     /// work), with its raw table at the end: the tier's own part of the run's peak disk.
     pub peak_work_disk: u64,
+    /// Where the bytes of that peak were, by kind of file.
+    pub peak_work: WorkDisk,
+    /// The phase at that peak: `successors`, `predecessors`, `attractor` or `finish`.
+    pub peak_phase: &'static str,
     /// Lower tiers held in memory during the successor pass.
     pub lower: CopySummary,
     /// Time compressing the tier's table into the database's file.

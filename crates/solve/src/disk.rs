@@ -3,6 +3,9 @@
 
 use std::path::Path;
 
+use super::counts::WorkDisk;
+use super::work::WorkFile;
+
 /// Bytes this process has sent towards storage so far (`write_bytes` of `/proc/self/io`:
 /// buffered writes and dirtied pages of memory maps, counted when dirtied, work files deleted
 /// before they reached the disk included), or `None` where the kernel does not say.
@@ -27,6 +30,32 @@ pub fn dir_bytes(dir: &Path) -> u64 {
             _ => 0,
         })
         .sum()
+}
+
+/// The bytes of the work files in `dir` (a tier's work folder), by kind; files the solver
+/// does not name count as cells' (none are expected).
+pub fn work_disk(dir: &Path) -> WorkDisk {
+    let mut by_kind = WorkDisk::default();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return by_kind;
+    };
+    for e in entries.flatten() {
+        let Ok(meta) = e.metadata() else { continue };
+        if !meta.is_file() {
+            continue;
+        }
+        let bytes = meta.len();
+        let name = e.file_name();
+        let slot = match name.to_str().and_then(WorkFile::parse) {
+            Some(WorkFile::Edges(_)) => &mut by_kind.edges,
+            Some(WorkFile::Preds(_)) => &mut by_kind.preds,
+            Some(WorkFile::Due { .. }) => &mut by_kind.due,
+            Some(WorkFile::Messages(_)) => &mut by_kind.messages,
+            Some(WorkFile::Cells { .. }) | None => &mut by_kind.cells,
+        };
+        *slot += bytes;
+    }
+    by_kind
 }
 
 /// Whether `path` lies inside `dir` (both resolved), so that its bytes are counted with it.

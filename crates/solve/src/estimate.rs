@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 use super::budget::{MemoryPlan, TierShape};
+use super::counts::WorkDisk;
 use super::run::{plan_shapes, tier_shapes, SolveConfig};
 use super::sample::{solve_time, time_sample, TimeSample};
 use super::space::{tier_disk, TierDisk};
@@ -42,6 +43,25 @@ pub struct TierEstimate {
     pub seconds: f64,
 }
 
+/// Where the bytes of a run's peak disk are, by the model: the tier in progress's work files
+/// by kind, its raw table and compressed file, and the finished tiers below.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct PeakDisk {
+    /// Seeds of the tier solved at the peak.
+    pub seeds: u32,
+    /// That tier's work files, by kind (`table` is its raw table).
+    pub work: WorkDisk,
+    /// That tier's compressed file.
+    pub bdb: u64,
+    /// Raw tables of the finished tiers below, read by the successor pass.
+    pub lower_tables: u64,
+    /// Compressed files of the finished tiers below.
+    pub lower_bdb: u64,
+    /// The peak over the largest tier's stored positions: the figure to compare across
+    /// instances.
+    pub bytes_per_stored: f64,
+}
+
 /// A planned run, as `solve --dry-run` prints it.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunEstimate {
@@ -55,6 +75,8 @@ pub struct RunEstimate {
     pub threads: usize,
     /// Disk at the run's largest.
     pub peak_disk: u64,
+    /// Where the bytes of that peak are.
+    pub peak: PeakDisk,
     /// Disk the finished run holds: compressed files (and raw tables with `--keep-tables`).
     pub final_disk: u64,
     /// Bytes the run writes.
@@ -94,15 +116,27 @@ fn estimate_from<G: Game>(
 ) -> RunEstimate {
     let mut tiers = Vec::with_capacity(shapes.len());
     let (mut below, mut peak, mut written, mut bdb_total, mut table_total) = (0u64, 0, 0, 0, 0);
+    let mut composition = PeakDisk::default();
     for (shape, tp) in shapes.iter().zip(&plan.tiers) {
         let stored = tp.states;
         let TierDisk {
             work,
+            kinds,
             table,
             bdb,
             written: tier_written,
         } = tier_disk(shape, tp);
         let during = below + work + table + bdb;
+        if during >= peak {
+            composition = PeakDisk {
+                seeds: game.tier_seeds(tp.tier),
+                work: WorkDisk { table, ..kinds },
+                bdb,
+                lower_tables: table_total,
+                lower_bdb: bdb_total,
+                bytes_per_stored: 0.0,
+            };
+        }
         peak = peak.max(during);
         below += table + bdb;
         written += tier_written;
@@ -122,12 +156,15 @@ fn estimate_from<G: Game>(
         });
     }
     let stored: u64 = tiers.iter().map(|t| t.stored).sum();
+    let largest = tiers.iter().map(|t| t.stored).max().unwrap_or(0);
+    composition.bytes_per_stored = peak as f64 / largest.max(1) as f64;
     RunEstimate {
         states: tiers.iter().map(|t| t.states).sum(),
         stored,
         budget: plan.budget,
         threads,
         peak_disk: peak,
+        peak: composition,
         final_disk: bdb_total + if keep_tables { table_total } else { 0 },
         bytes_written: written,
         seconds: solve_time(&sample, stored, threads).as_secs_f64(),

@@ -7,6 +7,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::budget::{MemoryPlan, TierPlan, TierShape};
+use super::counts::WorkDisk;
 use bawo_games::error::{Error, Result};
 use bawo_games::units::human_bytes;
 
@@ -38,6 +39,8 @@ const PRED_OFFSET_BYTES: f64 = 2.1;
 pub struct TierDisk {
     /// Its work files at their largest.
     pub work: u64,
+    /// Those work files by kind.
+    pub kinds: WorkDisk,
     /// Bytes of the raw table.
     pub table: u64,
     /// Bytes of the compressed file.
@@ -54,24 +57,42 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
     let stored = tp.states as f64;
     let e = shape.edges_per_position;
     let source = if tp.wide { 8.0 } else { 4.0 };
-    let (work, written) = if tp.ranges == 1 {
-        (RESIDENT_WORK_BYTES, RESIDENT_WORK_BYTES)
+    let per_stored = |cells: f64, edges: f64, preds: f64, due: f64| WorkDisk {
+        cells: (cells * stored) as u64,
+        edges: (edges * stored) as u64,
+        preds: (preds * stored) as u64,
+        due: (due * stored) as u64,
+        messages: 0,
+        table: 0,
+    };
+    let (kinds, written) = if tp.ranges == 1 {
+        (
+            per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0),
+            RESIDENT_WORK_BYTES,
+        )
     } else {
         let edges = EDGE_LOG_BYTES * e;
         let preds = PRED_OFFSET_BYTES + source * e;
-        let at_successors = CELL_BYTES + edges + DUE_BYTES;
-        // Up to an eighth of the edge logs wait for the next checkpoint to delete them.
-        let at_predecessors = CELL_BYTES + preds.max(edges) + edges / 8.0 + DUE_BYTES;
-        let in_attractor = 2.0 * CELL_BYTES + preds + DUE_BYTES;
-        (
-            at_successors.max(at_predecessors).max(in_attractor),
-            2.0 * CELL_BYTES + edges + preds + DUE_BYTES,
-        )
+        let at_successors = per_stored(CELL_BYTES, edges, 0.0, DUE_BYTES);
+        // The edge logs are deleted as the lists are built (up to an eighth of them wait
+        // for the next checkpoint to delete them): the larger of the two, and that eighth.
+        let at_predecessors = if preds >= edges {
+            per_stored(CELL_BYTES, edges / 8.0, preds, DUE_BYTES)
+        } else {
+            per_stored(CELL_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
+        };
+        let in_attractor = per_stored(2.0 * CELL_BYTES, 0.0, preds, DUE_BYTES);
+        let peak = [at_successors, at_predecessors, in_attractor]
+            .into_iter()
+            .max_by_key(WorkDisk::total)
+            .unwrap_or_default();
+        (peak, 2.0 * CELL_BYTES + edges + preds + DUE_BYTES)
     };
     let table = (TABLE_BYTES * stored) as u64;
     let bdb = (BDB_BYTES * stored) as u64;
     TierDisk {
-        work: (work * stored) as u64,
+        work: kinds.total(),
+        kinds,
         table,
         bdb,
         written: (written * stored) as u64 + table + bdb,

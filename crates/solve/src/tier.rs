@@ -287,8 +287,22 @@ impl<'g, G: Game> Job<'g, G> {
     /// Notes the disk the work files take now (plus `extra` bytes of the tier's other files)
     /// if it is the most so far: the tier's peak, which its report gives.
     pub(super) fn note_disk(&mut self, extra: u64) {
-        let now = super::disk::dir_bytes(&self.st.work) + extra;
-        self.timings.peak_work_disk = self.timings.peak_work_disk.max(now);
+        let mut kinds = super::disk::work_disk(&self.st.work);
+        kinds.table = extra;
+        let now = kinds.total();
+        if now >= self.timings.peak_work_disk {
+            self.timings.peak_work_disk = now;
+            self.timings.peak_work = kinds;
+            self.timings.peak_phase = if extra > 0 {
+                "finish"
+            } else {
+                match self.st.phase {
+                    Phase::Successors => "successors",
+                    Phase::Predecessors => "predecessors",
+                    Phase::Attractor => "attractor",
+                }
+            };
+        }
     }
 
     /// What logs a passed block and queues due positions: the job's logs of cells and due
