@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use bawo_games::units::{human_count, human_duration};
+use bawo_games::units::{human_count, human_duration, separated};
 use bawo_solve::counts::TierCounts;
-use bawo_solve::run::RunProgress;
+use bawo_solve::run::{RunProgress, RunStart};
 use bawo_solve::tier::TierProgress;
 
 /// How long a run goes before bars appear.
@@ -32,61 +32,74 @@ pub struct Reporter {
     tier: Mutex<(u32, u64)>,
 }
 
-/// What the whole-run line knows: the estimate made before the run and how long finished
-/// tiers took, in stored positions.
+/// What the whole-run line knows: the estimate made before the run, spread over the tiers
+/// still to solve by their positions, and how the last tier that took long enough to say
+/// compared with its share (the tiers grow, so the latest finished one is the best guide to
+/// the next).
 #[derive(Debug, Clone)]
 pub struct RunClock {
     start: Instant,
-    /// Positions of the tiers this run solves (finished tiers of an earlier run excluded).
-    to_solve: u64,
-    estimate: Duration,
-    /// Positions of tiers finished by this run, and the time they took.
+    /// Positions of each tier still to solve, the one in progress first.
+    tiers_left: std::collections::VecDeque<u64>,
+    /// Estimated seconds per position.
+    per_position: f64,
+    /// Time taken over time estimated, for the latest tier that took at least a second.
+    ratio: f64,
+    /// Positions of tiers finished by this run.
     finished: u64,
-    finished_time: Duration,
     /// When the tier in progress started.
     tier_start: Instant,
 }
 
+/// A tier must take this long for its time to correct the estimate: shorter ones are
+/// dominated by fixed costs.
+const CALIBRATES_AFTER: Duration = Duration::from_secs(1);
+
 impl RunClock {
-    pub fn new(to_solve: u64, estimate: Duration) -> RunClock {
+    /// A run of tiers of `tiers` positions, estimated to take `estimate`.
+    pub fn new(tiers: &[u64], estimate: Duration) -> RunClock {
         let now = Instant::now();
+        let positions: u64 = tiers.iter().sum();
         RunClock {
             start: now,
-            to_solve,
-            estimate,
+            tiers_left: tiers.iter().copied().collect(),
+            per_position: estimate.as_secs_f64() / positions.max(1) as f64,
+            ratio: 1.0,
             finished: 0,
-            finished_time: Duration::ZERO,
             tier_start: now,
         }
     }
 
     /// A tier of `positions` finished after `took`.
     pub fn tier_finished(&mut self, positions: u64, took: Duration) {
+        self.tiers_left.pop_front();
         self.finished += positions;
-        self.finished_time += took;
+        let expected = self.per_position * positions as f64;
+        if took >= CALIBRATES_AFTER && expected > 0.0 {
+            self.ratio = (took.as_secs_f64() / expected).clamp(0.05, 20.0);
+        }
         self.tier_start = Instant::now();
     }
 
-    /// The time the rest of the run should take: the estimate for the positions left, scaled
-    /// by how the finished tiers compared with their share of the estimate (once they are a
-    /// hundredth of the run and took a second), less what the tier in progress already took.
+    /// The time the rest of the run should take: the tier in progress's share of the
+    /// estimate less the time it has taken, then the tiers after it, all scaled by the
+    /// latest ratio. A tier that runs over its share raises the ratio for the tiers after it
+    /// and is taken to be nearly done (a twentieth of its time left).
     pub fn eta(&self, now: Instant) -> Duration {
-        if self.to_solve == 0 {
+        let Some(&current) = self.tiers_left.front() else {
             return Duration::ZERO;
-        }
-        let per_position = self.estimate.as_secs_f64() / self.to_solve as f64;
-        let left = per_position * self.to_solve.saturating_sub(self.finished) as f64;
-        let expected = per_position * self.finished as f64;
-        let ratio = if self.finished * 100 >= self.to_solve
-            && self.finished_time >= Duration::from_secs(1)
-            && expected > 0.0
-        {
-            (self.finished_time.as_secs_f64() / expected).clamp(0.1, 10.0)
+        };
+        let rest: u64 = self.tiers_left.iter().skip(1).sum();
+        let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
+        let current_estimate = self.per_position * current as f64 * self.ratio;
+        let over = if current_estimate > 0.0 {
+            (in_tier / current_estimate).max(1.0)
         } else {
             1.0
         };
-        let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
-        Duration::from_secs_f64((left * ratio - in_tier).max(0.0))
+        let current_left = (current_estimate - in_tier).max(in_tier.max(current_estimate) / 20.0);
+        let rest_left = self.per_position * rest as f64 * self.ratio * over;
+        Duration::from_secs_f64(current_left + rest_left)
     }
 
     /// The whole-run line: `whole run: 586.3 M / 4.41 G positions (13%), 16.0 M/s, elapsed
@@ -114,7 +127,7 @@ impl Reporter {
             lines: MultiProgress::with_draw_target(ProgressDrawTarget::hidden()),
             bar: Mutex::new(None),
             run_bar: Mutex::new(None),
-            clock: Arc::new(Mutex::new(RunClock::new(0, Duration::ZERO))),
+            clock: Arc::new(Mutex::new(RunClock::new(&[], Duration::ZERO))),
             tier: Mutex::new((0, 0)),
         }
     }
@@ -277,10 +290,9 @@ impl RunProgress for Reporter {
         });
     }
 
-    fn run_started(&self, total: u64, done: u64, estimate: Duration) {
-        *self.clock.lock().expect("progress lock") =
-            RunClock::new(total.saturating_sub(done), estimate);
-        self.start_run_line(total, done);
+    fn run_started(&self, start: &RunStart) {
+        *self.clock.lock().expect("progress lock") = RunClock::new(&start.to_solve, start.estimate);
+        self.start_run_line(start.total, start.done);
     }
 
     fn tier_started(&self, tier: u32, _seeds: u32, states: u64) {
@@ -299,12 +311,12 @@ impl RunProgress for Reporter {
             bar.inc(states);
         }
         self.log(&format!(
-            "tier {:>3}: {:>12} positions  win {:>12}  loss {:>12}  draw {:>12}  max depth {:>5}  {:>8.2}s  {} written",
+            "tier {:>3}: {:>14} positions  win {:>14}  loss {:>14}  draw {:>14}  max depth {:>5}  {:>8.2}s  {} written",
             c.seeds,
-            c.states,
-            c.win,
-            c.loss,
-            c.draw,
+            separated(c.states),
+            separated(c.win),
+            separated(c.loss),
+            separated(c.draw),
             c.max_depth,
             elapsed.as_secs_f64(),
             human_bytes(bytes)
@@ -327,18 +339,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_whole_run_eta_follows_the_estimate_then_the_finished_tiers() {
-        let mut c = RunClock::new(1000, Duration::from_secs(100));
+    fn the_whole_run_eta_follows_the_estimate_then_the_latest_tier() {
+        // Three tiers, 100 s estimated for 1,000 positions: 10, 30 and 60 s by their shares.
+        let mut c = RunClock::new(&[100, 300, 600], Duration::from_secs(100));
         let t = c.tier_start;
         assert_eq!(c.eta(t), Duration::from_secs(100));
-        assert_eq!(c.eta(t + Duration::from_secs(30)), Duration::from_secs(70));
-        // Half the positions took 100 s instead of the 50 s estimated: the rest takes twice
-        // its estimate too.
-        c.tier_finished(500, Duration::from_secs(100));
+        assert_eq!(c.eta(t + Duration::from_secs(4)), Duration::from_secs(96));
+        // The first tier took twice its share: the rest takes twice its estimate too.
+        c.tier_finished(100, Duration::from_secs(20));
         let t = c.tier_start;
-        assert_eq!(c.eta(t).as_secs(), 100);
-        assert_eq!(c.eta(t + Duration::from_secs(500)), Duration::ZERO);
-        c.tier_finished(500, Duration::from_secs(10));
+        assert_eq!(c.eta(t).as_secs(), 180);
+        assert_eq!(c.eta(t + Duration::from_secs(50)).as_secs(), 130);
+        // The tier in progress runs over its 60 s: it is taken as nearly done, and the tier
+        // after it as slower by as much.
+        let late = c.eta(t + Duration::from_secs(120)).as_secs_f64();
+        assert!((late - (6.0 + 120.0 * 2.0)).abs() < 1e-6, "{late}");
+        // The second tier took its share exactly: the ratio is 1 again; a quick tier (under
+        // a second) leaves the ratio as it was.
+        c.tier_finished(300, Duration::from_secs(30));
+        assert_eq!(c.eta(c.tier_start).as_secs(), 60);
+        c.tier_finished(600, Duration::from_millis(10));
         assert_eq!(c.eta(c.tier_start), Duration::ZERO);
         let line = c.line(1000, 1000, c.start + Duration::from_secs(125));
         assert_eq!(

@@ -132,11 +132,24 @@ pub struct SolveReport {
     pub final_disk: u64,
 }
 
+/// What a run knows as it starts, for its progress line. Positions count both sides to move,
+/// as every count printed does.
+#[derive(Debug, Clone, Default)]
+pub struct RunStart {
+    /// Positions in all the run's tiers.
+    pub total: u64,
+    /// Positions in tiers already finished.
+    pub done: u64,
+    /// Positions of each tier still to solve, in the order they will be solved.
+    pub to_solve: Vec<u64>,
+    /// The estimated time of the tiers still to solve.
+    pub estimate: Duration,
+}
+
 /// Progress of a whole solve: a tier starting, then the tier's own phases.
 pub trait RunProgress: TierProgress {
-    /// The run starts: `total` stored positions in its tiers, `done` of them in tiers already
-    /// finished, and an estimate of the time the rest will take.
-    fn run_started(&self, _total: u64, _done: u64, _estimate: Duration) {}
+    /// The run starts, with what is left of it and an estimate of its time.
+    fn run_started(&self, _start: &RunStart) {}
     /// A tier of `states` positions with `seeds` seeds is starting.
     fn tier_started(&self, _tier: u32, _seeds: u32, _states: u64) {}
     /// A tier is finished, in `elapsed`, its file of `bytes` bytes.

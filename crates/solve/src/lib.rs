@@ -88,6 +88,6 @@ pub use build::solve;
 pub use checkpoint::{Manifest, TierRecord};
 pub use counts::TierCounts;
 pub use mem_arg::{default_budget, parse_size};
-pub use run::{RunProgress, SolveConfig, SolveReport, Summary, TierSink};
+pub use run::{RunProgress, RunStart, SolveConfig, SolveReport, Summary, TierSink};
 pub use tier::{solve_tier, TierOptions};
 pub use tier::{Silent, TierProgress};

@@ -32,7 +32,7 @@ use bawo_games::error::{Error, Result};
 use bawo_games::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
 use bawo_store::{fingerprint, lock};
 
-pub use super::config::{RunProgress, SolveConfig, SolveReport, Summary};
+pub use super::config::{RunProgress, RunStart, SolveConfig, SolveReport, Summary};
 
 /// Refuses to make a run directory of a directory that holds something else: the solver
 /// later deletes what it created there, and must never mistake a user's files for its own.
@@ -254,19 +254,21 @@ fn announce_run<G: Game>(
     progress: &dyn RunProgress,
 ) {
     let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
-    let done: u64 = opts
+    let to_solve: Vec<u64> = opts
         .plan
         .tiers
         .iter()
-        .filter(|t| manifest.record(t.tier).is_some())
+        .filter(|t| manifest.record(t.tier).is_none())
         .map(|t| t.states)
-        .sum();
+        .collect();
+    let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
-    progress.run_started(
-        total * POSITIONS_PER_ENTRY,
-        done * POSITIONS_PER_ENTRY,
-        solve_time(&time_sample(game, &opts.plan), total - done, threads),
-    );
+    progress.run_started(&RunStart {
+        total: total * POSITIONS_PER_ENTRY,
+        done: (total - left) * POSITIONS_PER_ENTRY,
+        to_solve: to_solve.iter().map(|s| s * POSITIONS_PER_ENTRY).collect(),
+        estimate: solve_time(&time_sample(game, &opts.plan), left, threads),
+    });
 }
 
 /// A finished run made lean and marked complete: its work folders, flags files and (unless

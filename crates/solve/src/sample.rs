@@ -9,11 +9,21 @@ use serde::Serialize;
 use super::budget::MemoryPlan;
 use bawo_games::game::Game;
 
-/// A whole solve takes about this many times the bare successor pass over its positions
-/// (measured with `scripts/bench-solve.sh`: 1.8x at n = 3, 16 seeds, with a margin).
-const SOLVE_PER_PASS: f64 = 2.0;
-/// Positions of the largest tier whose successors are timed.
-const SAMPLE_POSITIONS: u64 = 8192;
+/// A whole solve takes about this many times the bare successor pass over its positions as
+/// the sample times it (one thread, consecutive positions, the fastest of a few tries). Set
+/// from Bawo `n = 4` with 18 seeds under `--mem 4G` on a quiet 2-core machine: 5 min 02 s,
+/// where the sample predicts 92 s per unit; the progress line's ETA corrects it by the
+/// tiers' own times as they finish.
+const SOLVE_PER_PASS: f64 = 3.3;
+/// Runs of consecutive positions of the largest tier whose successors are timed, spread
+/// evenly over it: consecutive, as the pass visits them (each run's first position is
+/// unranked, the others stepped to).
+const SAMPLE_RUNS: u64 = 16;
+/// Positions in each run.
+const RUN_POSITIONS: u64 = 1024;
+/// The sample is timed this many times and the fastest kept: a sample of a few
+/// milliseconds taken once says more about the machine's other load than about the game.
+const SAMPLE_REPEATS: usize = 3;
 
 /// The timed sample the time estimate rests on.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -36,18 +46,29 @@ pub fn time_sample<G: Game>(game: &G, plan: &MemoryPlan) -> TimeSample {
             seconds_per_position: 0.0,
         };
     };
-    let positions = largest.states.min(SAMPLE_POSITIONS);
-    let step = largest.states / positions.max(1);
+    let runs = SAMPLE_RUNS
+        .min(largest.states.div_ceil(RUN_POSITIONS))
+        .max(1);
+    let per_run = RUN_POSITIONS.min(largest.states / runs).max(1);
+    let step = largest.states / runs;
     let mut succ = Vec::with_capacity(64);
-    let start = Instant::now();
-    for k in 0..positions {
-        succ.clear();
-        game.successors(&game.position(largest.tier, k * step), &mut succ);
+    let mut fastest = f64::INFINITY;
+    for _ in 0..SAMPLE_REPEATS {
+        let start = Instant::now();
+        for r in 0..runs {
+            let from = r * step;
+            game.visit(largest.tier, from..from + per_run, |_, pos| {
+                succ.clear();
+                game.successors(pos, &mut succ);
+            });
+        }
+        fastest = fastest.min(start.elapsed().as_secs_f64());
     }
+    let positions = runs * per_run;
     TimeSample {
         seeds: game.tier_seeds(largest.tier),
         positions,
-        seconds_per_position: start.elapsed().as_secs_f64() / positions.max(1) as f64,
+        seconds_per_position: fastest / positions as f64,
     }
 }
 
