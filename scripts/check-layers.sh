@@ -6,7 +6,8 @@
 # The direction between crates is the compiler's to enforce: a crate can only name the
 # crates its Cargo.toml lists. This script checks that each crate's manifest lists none from
 # above it, and that inside every folder of every crate (the binary's `cli/` included) the
-# files that name each other (`super::x`, `crate::x`, `crate::dir::x`) form no cycle (tsort).
+# files and folders that name each other (`super::x`, `crate::x`, `crate::dir::x`; a folder
+# names what any file under it names) form no cycle (tsort).
 # Comment lines are skipped: doc links are not imports. Prints every violation and exits 1 if
 # there is one, 0 otherwise.
 set -euo pipefail
@@ -48,6 +49,18 @@ for root in src crates/*/src; do
                     fi
                 done
             done
+            # A folder is one node with everything under it: what any of its files names
+            # as `crate::<dir>::x` is its edge to the sibling x.
+            for sub in "$dir"/*/; do
+                [[ -d $sub ]] || continue
+                from=$(basename "$sub")
+                for name in $(find "$sub" -name '*.rs' -exec grep -hv '^[[:space:]]*//' {} + |
+                    grep -oE "${prefix%::}::[a-z_]+" | sed 's/.*:://' | sort -u); do
+                    if [[ $name != "$from" && ( -f $dir/$name.rs || -d $dir/$name ) ]]; then
+                        echo "$dir/$from $dir/$name"
+                    fi
+                done
+            done
         )
         if [[ -n $edges ]] && ! out=$(tsort <<<"$edges" 2>&1 >/dev/null); then
             echo "import cycle inside $dir/: $(tr '\n' ' ' <<<"$out")"
@@ -60,4 +73,4 @@ if ((bad)); then
     echo "FAIL"
     exit 1
 fi
-echo "OK: every crate depends only on crates below it; no cycle between the files of a folder"
+echo "OK: every crate depends only on crates below it; no cycle between the files and folders of a folder"

@@ -9,7 +9,7 @@ use clap::Args;
 use crate::progress::human_bytes;
 use bawo_db::{self, coverage::unfinished_note, memory::ReadBudget, Database};
 use bawo_games::error::{Error, Result};
-use bawo_solve::mem_arg;
+use bawo_solve::plan::mem_arg;
 
 use super::args::{print_json, threads_of, with_threads};
 use super::table;

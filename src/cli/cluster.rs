@@ -9,7 +9,7 @@ use bawo_games::error::{Error, Result};
 use bawo_games::with_game;
 use bawo_solve::cluster::memory::peak_rss;
 use bawo_solve::cluster::{solve_root, Cluster, TierTraffic};
-use bawo_solve::mem_arg;
+use bawo_solve::plan::mem_arg;
 
 use super::args::usage;
 use super::solve::{run_with, SolveArgs};

@@ -11,7 +11,7 @@ use crate::progress::{human_bytes, Reporter};
 use bawo_db::compact::{self, Compacted};
 use bawo_db::format::EncodeOptions;
 use bawo_games::error::{Error, InputError, Result};
-use bawo_solve::mem_arg;
+use bawo_solve::plan::mem_arg;
 
 use super::args::{print_json, threads_of, usage, with_threads};
 

@@ -1,7 +1,7 @@
 //! `solve --dry-run`: the run sized before it starts, as a table or one JSON object.
 
 use bawo_games::units::{human_bytes, human_duration};
-use bawo_solve::estimate::RunEstimate;
+use bawo_solve::run::estimate::RunEstimate;
 
 use super::args::print_json;
 

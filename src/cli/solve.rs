@@ -7,10 +7,10 @@ use clap::Args;
 use crate::progress::{human_bytes, human_rate, Reporter};
 use bawo_db::{with_game, AnyGame};
 use bawo_games::error::Result;
-use bawo_solve::budget;
-use bawo_solve::estimate::estimate_run;
-use bawo_solve::mem_arg;
-use bawo_solve::request::SolveRequest;
+use bawo_solve::plan::budget;
+use bawo_solve::plan::mem_arg;
+use bawo_solve::run::estimate::estimate_run;
+use bawo_solve::run::request::SolveRequest;
 use bawo_solve::run::{SolveConfig, SolveReport};
 use bawo_solve::solve;
 

@@ -149,7 +149,7 @@ pub struct TierTimings {
     /// The tier was compressed on a thread of its own beside the next tier's solve (else
     /// before the next tier started).
     pub compressed_beside: bool,
-    /// Ranges whose cells the attractor held in memory (out of core, `bawo_solve::held`).
+    /// Ranges whose cells the attractor held in memory (out of core, `bawo_solve::tier::held`).
     pub held_ranges: u64,
 }
 

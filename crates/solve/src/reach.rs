@@ -8,9 +8,9 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::attractor::{attract_in_memory, LevelQueue};
-use super::cell::{self, Outlook, MAX_COUNTER};
-use super::graph::{EdgeCodec, PredRange};
+use crate::cell::{self, Outlook, MAX_COUNTER};
+use crate::tier::attractor::{attract_in_memory, LevelQueue};
+use crate::work::graph::{EdgeCodec, PredRange};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::{Game, MoveOutcome, Side};
 use bawo_games::value::{Entry, Value};
@@ -110,7 +110,7 @@ pub fn reach<G: Game>(
     drop(ids);
 
     let n = positions.len() as u64;
-    if n > super::attractor::LOCAL_MASK as u64 {
+    if n > crate::tier::attractor::LOCAL_MASK as u64 {
         return Err(Error::Limit(format!(
             "{n} reachable positions are more than one graph can index"
         )));

@@ -5,7 +5,7 @@
 //! process are not used under MPI), so the slice must fit: a budget too small for the largest
 //! slice of any tier is refused up front (exit 2, like the single-process plan), naming the
 //! least `--mem` per rank and the least number of ranks that would do. Lower tiers are looked
-//! up through [`crate::tables::Tables`] within the plan's share (a quarter of the
+//! up through [`crate::tier::tables::Tables`] within the plan's share (a quarter of the
 //! budget: copied into memory while they fit, else mapped with their resident pages bounded),
 //! as in one process.
 //!
@@ -19,8 +19,8 @@
 //! | the slice, per in-tier edge              | [`PER_EDGE`] (edges sent or received, the larger) |
 
 use super::slices::{Load, Slices, TierSample};
-use crate::budget::{MemoryPlan, FIXED_OVERHEAD};
-use crate::pass::PASS_CHUNK;
+use crate::plan::budget::{MemoryPlan, FIXED_OVERHEAD};
+use crate::tier::pass::PASS_CHUNK;
 use bawo_games::error::MemoryError;
 
 /// The MPI library's own memory in a rank: its code, buffers and shared-memory segments

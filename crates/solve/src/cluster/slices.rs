@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use crate::pass::distinct_in_tier;
+use crate::tier::pass::distinct_in_tier;
 use bawo_games::game::{Game, Tier};
 
 /// Environment variable: set (to anything) to cut slices of equal counts instead (to measure

@@ -1,0 +1,630 @@
+//! The memory budget (`--mem`) and the run's [`MemoryPlan`]: how each tier is cut into ranges
+//! that fit it, and what the rest of the budget goes to.
+//!
+//! Everything a tier needs per position lives in range-sized windows: working cells (4 bytes),
+//! predecessor offsets (4 bytes) and lists (4 bytes per edge, 8 in a tier of more than 2^32
+//! positions), edges while predecessors are built (8 bytes per edge), and a second copy of the
+//! cells while a checkpointed range is copied before its first change. The planner estimates edges per position from a sample,
+//! sizes the window so the busiest phase fits the budget after the reserve for lower tiers'
+//! maps, the level messages and a fixed overhead, and rounds it down to a power of two.
+
+use crate::work::graph::max_wide_range_bits;
+
+/// Bytes kept back for the binary itself, thread stacks, the allocator, the work logs'
+/// buffers (at most [`bawo_store::append::ALL_BUFFERS`] together), a block of the
+/// successor pass and the least room for mapped lower-tier pages
+/// ([`crate::tier::tables::MIN_MAPPED`]).
+pub const FIXED_OVERHEAD: u64 = 96 << 20;
+
+/// Smallest range worth planning for.
+pub const MIN_RANGE_BITS: u32 = 10;
+/// Largest range: messages carry a range-local index in 30 bits.
+pub const MAX_RANGE_BITS: u32 = 30;
+/// Most in-tier edges planned into one range: predecessor offsets inside a range are `u32`,
+/// and this leaves a factor of two for tiers whose degree the sample underestimates.
+pub const MAX_RANGE_EDGES: f64 = (1u64 << 31) as f64;
+
+/// Level messages kept in memory before they spill to disk: an eighth of the budget.
+const MESSAGE_SHARE: u64 = 8;
+/// Lower tiers are copied into memory while they take at most a quarter of the budget.
+const RESIDENT_SHARE: u64 = 4;
+
+/// Bytes per position of the busiest phase of a tier with about `edges` in-tier edges per
+/// position and `source` bytes per stored predecessor: predecessor building holds 8 bytes per
+/// edge of the range plus the result (4 bytes per position, `source` per edge); the attractor
+/// holds cells (twice while copying), offsets, predecessor lists, the range's due positions
+/// (4 bytes each) and the messages they emit before they go to the level's batches (4 bytes
+/// per edge). The larger of the two.
+fn per_position(edges: f64, source: f64) -> f64 {
+    building_per_position(edges, source).max(attractor_per_position(edges, source))
+}
+
+/// Bytes per position of building a range's predecessor lists: the grouped edges (8 bytes
+/// each) and the result ([`lists_per_position`]).
+fn building_per_position(edges: f64, source: f64) -> f64 {
+    8.0 * edges.max(0.25) + lists_per_position(edges, source)
+}
+
+/// Bytes per position of a range's predecessor lists: an offset and `source` bytes per edge.
+fn lists_per_position(edges: f64, source: f64) -> f64 {
+    4.0 + source * edges.max(0.25)
+}
+
+/// Bytes per position of the predecessor phase while the range before is still being
+/// written ([`crate::work::predwrite`]): building plus that range's lists.
+fn writing_per_position(edges: f64, source: f64) -> f64 {
+    building_per_position(edges, source) + lists_per_position(edges, source)
+}
+
+/// Bytes per position of a range the attractor works on (see [`per_position`]).
+fn attractor_per_position(edges: f64, source: f64) -> f64 {
+    16.0 + (4.0 + source) * edges.max(0.25)
+}
+
+/// Bytes per position the attractor holds of the range it works on beside the held cells
+/// of the others: its cells once (a checkpointed slot is copied by the kernel, not through
+/// memory) and the rest as [`attractor_per_position`] counts it. (The next range's due
+/// positions, decoded meanwhile, take only what the held cells leave of their share:
+/// [`crate::tier::emit_level`].)
+fn attractor_working(edges: f64, source: f64) -> f64 {
+    const SECOND_CELL_COPY: f64 = 4.0;
+    attractor_per_position(edges, source) - SECOND_CELL_COPY
+}
+
+/// The largest range a tier's indices allow: messages' 30-bit offsets, `u32` predecessor
+/// offsets (at most [`MAX_RANGE_EDGES`] edges), and in a wide tier the bits its sources leave
+/// in a packed edge.
+fn index_range_bits(t: &TierShape) -> u32 {
+    let by_edges = fitting_bits(MAX_RANGE_EDGES as u64, t.edges_per_position.max(1.0));
+    let by_sources = if t.wide {
+        max_wide_range_bits(t.states)
+    } else {
+        MAX_RANGE_BITS
+    };
+    MAX_RANGE_BITS.min(by_edges).min(by_sources)
+}
+
+/// A tier of several ranges takes ranges no larger than make the attractor's working window
+/// (what it holds of the range it works on, [`attractor_per_position`] less the cells) at most
+/// this share of what the budget leaves the attractor.
+const ATTRACTOR_WINDOW_SHARE: u64 = 8;
+/// Ranges are not cut below this for the attractor's sake (nor below what the budget planned).
+const MIN_ATTRACTOR_BITS: u32 = 20;
+
+/// The range bits of tier `t`, from the `bits` the busiest phase allows, for the attractor.
+///
+/// Out of core the attractor holds the cells of as many ranges as `room` (the budget less the
+/// fixed shares) leaves beside the window of the range it works on ([`crate::tier::held`]); the cells
+/// of the others are mapped, and once they pass the kernel's dirty threshold they are written
+/// back at nearly every level. The busiest phase's range makes that window most of `room`
+/// (n = 4, 18 seeds, `--mem 4G`: 2.4 of 3.4 GB, two of eight ranges held), so a tier that
+/// needs several ranges takes smaller ones: halved while its cells are not all held and the
+/// window is more than an [`ATTRACTOR_WINDOW_SHARE`]th of `room`.
+fn attractor_bits(t: &TierShape, bits: u32, room: u64) -> u32 {
+    let source = if t.wide { 8.0 } else { 4.0 };
+    let working = attractor_working(t.edges_per_position, source);
+    let cells = 4 * t.states;
+    let mut b = bits;
+    while b > MIN_ATTRACTOR_BITS && t.states > 1u64 << b {
+        let window = working * (1u64 << b) as f64;
+        let all_held = window + cells as f64 <= room as f64;
+        if all_held || window <= (room / ATTRACTOR_WINDOW_SHARE) as f64 {
+            break;
+        }
+        b -= 1;
+    }
+    b
+}
+
+pub use bawo_games::error::MemoryError;
+
+/// How one tier is cut into ranges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TierPlan {
+    /// The tier (its seeds).
+    pub tier: u32,
+    /// Positions in the tier.
+    pub states: u64,
+    /// Positions per range, as a power of two.
+    pub range_bits: u32,
+    /// Ranges the tier is split into.
+    pub ranges: u64,
+    /// Predecessor sources are 64-bit ([`crate::work::graph::EdgeCodec`]).
+    pub wide: bool,
+    /// Bytes the tier's successor pass may hold lower tiers in (copies, tables kept in
+    /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
+    /// range less that range's window too, whose logs stay in memory during the pass. The
+    /// pass needs no range window out of core, nor level messages, and lower tiers are
+    /// freed before the phases that do ([`crate::tier::pass_tables`]). Less one compressing
+    /// worker's buffers where the tier below is compressed meanwhile (`compress_beside`).
+    pub pass_share: u64,
+    /// The tier below may be compressed while this one is solved: one compressing worker's
+    /// buffers ([`compression_bytes`]) fit beside this tier's busiest phase. Where they do
+    /// not, the tier below is compressed before this one starts, as the last tier always is.
+    pub compress_beside: bool,
+    /// Out of core, a range's predecessor lists are written while the next range's are built
+    /// ([`crate::work::predwrite`]): both ranges' lists, the grouped edges and the worker
+    /// compressing the tier below fit the budget (`writing_per_position`).
+    pub write_beside: bool,
+    /// Bytes of cells the attractor may hold in memory from level to level
+    /// ([`crate::tier::held`]): out of core, what the budget leaves beside the fixed overhead, the
+    /// lower tiers' share, the level messages, the range being worked on and the worker
+    /// compressing the tier below where it may run meanwhile.
+    pub attractor_cells: u64,
+}
+
+/// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
+/// and the shares of the budget that the rest takes. Every use of the budget reads it here.
+///
+/// | share                | bytes                                                         |
+/// |----------------------|---------------------------------------------------------------|
+/// | fixed overhead       | [`FIXED_OVERHEAD`]: buffers, thread stacks, allocator, binary  |
+/// | level messages       | an eighth of the budget (at least 1 MiB), then they spill     |
+/// | lower tiers          | a quarter of the budget: copied tiers and mapped pages together (during a successor pass: what the pass does not need, [`TierPlan::pass_share`]) |
+/// | a tier's range       | the rest: the largest power-of-two range whose windows fit    |
+/// | compression          | after a tier's work is freed: a block per worker, streamed; as many workers as fit (up to the threads) |
+/// | compression beside   | one worker's buffers, while the next tier is solved, where they fit beside its busiest phase ([`TierPlan::compress_beside`]) |
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryPlan {
+    /// The memory budget, in bytes.
+    pub budget: u64,
+    /// Bytes of level messages held in memory before they spill to disk.
+    pub messages: u64,
+    /// Lower tiers are copied into memory while all of them take at most this many bytes.
+    pub resident_lower: u64,
+    /// Every tier of the run, in solving order.
+    pub tiers: Vec<TierPlan>,
+    /// Blocks compressed at once when a tier is finished (a worker thread each).
+    pub compress_workers: usize,
+}
+
+/// One tier as the planner sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct TierShape {
+    /// The tier (its seeds).
+    pub tier: u32,
+    /// Positions in the tier.
+    pub states: u64,
+    /// Estimated in-tier edges per position.
+    pub edges_per_position: f64,
+    /// Indices need more than 32 bits (or a test forces the wide path): 64-bit sources.
+    pub wide: bool,
+}
+
+impl MemoryPlan {
+    /// Plans `tiers` (in solving order) within `budget`. `range_bits` overrides the planned
+    /// range size (tests, benchmarks) where the override fits the budget too; compression
+    /// buffers for one worker must fit beside the fixed overhead (up to `threads` are used where
+    /// they fit).
+    pub fn new(
+        budget: u64,
+        range_bits: Option<u32>,
+        threads: usize,
+        tiers: &[TierShape],
+    ) -> Result<MemoryPlan, MemoryError> {
+        let messages = message_budget(budget);
+        let resident_lower = budget / RESIDENT_SHARE;
+        // Raw bytes of every tier below the last: whether the run keeps them in memory.
+        let all_lower: u64 = tiers.iter().rev().skip(1).map(|t| 2 * t.states).sum();
+        let mut lower = 0u64;
+        let mut planned = Vec::with_capacity(tiers.len());
+        // The tier that needs the largest budget, what for, and that budget in MiB.
+        let mut hardest: Option<(u32, u64, &str, u64)> = None;
+        let mut refused = false;
+        for t in tiers {
+            let reserve = lower_reserve(budget, lower, all_lower);
+            let fixed = FIXED_OVERHEAD + reserve + messages;
+            let source = if t.wide { 8.0 } else { 4.0 };
+            let per = per_position(t.edges_per_position, source);
+            let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
+            let max_bits = index_range_bits(t);
+            // The range the budget must hold: the override's, or the smallest worth planning.
+            let (bits, window_bits) = match range_bits {
+                Some(b) => {
+                    let b = b.min(max_bits);
+                    (b, b.min(need_bits))
+                }
+                None => {
+                    let fit = fitting_bits(budget.saturating_sub(fixed), per)
+                        .min(need_bits)
+                        .min(max_bits);
+                    let least = MIN_RANGE_BITS.min(need_bits).min(max_bits);
+                    (fit.max(least), least)
+                }
+            };
+            let window = per * (1u64 << window_bits) as f64;
+            // One compressing worker at least; more where the budget holds them.
+            let compress = compression_bytes(1) as f64;
+            let ranges_mib = least_budget(lower, all_lower, |b| message_budget(b) as f64 + window);
+            let compress_mib = least_budget(lower, all_lower, |_| compress);
+            refused |= fixed as f64 + window > budget as f64
+                || (FIXED_OVERHEAD + reserve) as f64 + compress > budget as f64;
+            for (what, mib) in [("ranges", ranges_mib), ("compression", compress_mib)] {
+                if hardest.is_none_or(|h| mib > h.3) {
+                    hardest = Some((t.tier, t.states, what, mib));
+                }
+            }
+            let bits = match range_bits {
+                Some(_) => bits,
+                None => {
+                    attractor_bits(t, bits, budget.saturating_sub(fixed + compression_bytes(1)))
+                }
+            };
+            let ranges = t.states.div_ceil(1u64 << bits).max(1);
+            let held = if ranges == 1 {
+                (per * t.states as f64) as u64
+            } else {
+                0
+            };
+            // The busiest phase with the range planned (a power of two below what fits, so
+            // often with room to spare): the tier below is compressed meanwhile only where a
+            // worker's buffers fit that room too, and never below the first tier.
+            let busiest = fixed as f64 + per * (1u64 << bits.min(need_bits)) as f64;
+            let beside = compression_bytes(1);
+            let compress_beside = !planned.is_empty() && busiest + beside as f64 <= budget as f64;
+            let writing = fixed as f64
+                + writing_per_position(t.edges_per_position, source)
+                    * (1u64 << bits.min(need_bits)) as f64
+                + if compress_beside { beside as f64 } else { 0.0 };
+            let write_beside = ranges > 1 && writing <= budget as f64;
+            // The range worked on beside the held cells ([`attractor_working`]), and the
+            // worker compressing the tier below, which may still run during the attractor.
+            let working = attractor_working(t.edges_per_position, source) * (1u64 << bits) as f64;
+            let attractor_cells = if ranges == 1 {
+                0
+            } else {
+                budget.saturating_sub(
+                    fixed + working as u64 + if compress_beside { beside } else { 0 },
+                )
+            };
+            planned.push(TierPlan {
+                tier: t.tier,
+                states: t.states,
+                range_bits: bits,
+                ranges,
+                wide: t.wide,
+                pass_share: budget.saturating_sub(
+                    FIXED_OVERHEAD + held + if compress_beside { beside } else { 0 },
+                ),
+                compress_beside,
+                write_beside,
+                attractor_cells,
+            });
+            lower += 2 * t.states;
+        }
+        if let Some((tier, states, what, least_mib)) = hardest {
+            if refused {
+                let why = if budget <= FIXED_OVERHEAD + messages {
+                    format!(
+                        "leaves no room beside the solver's buffers (about {} MiB)",
+                        (FIXED_OVERHEAD + messages) >> 20
+                    )
+                } else if what == "ranges" {
+                    format!("is too small for tier {tier} of {states} positions")
+                } else {
+                    "cannot hold the buffers that compress a tier".to_string()
+                };
+                return Err(MemoryError {
+                    budget,
+                    tier,
+                    why,
+                    least_mib,
+                });
+            }
+        }
+        Ok(MemoryPlan {
+            budget,
+            messages,
+            resident_lower,
+            tiers: planned,
+            compress_workers: compress_workers(
+                budget,
+                lower_reserve(budget, lower, all_lower),
+                threads,
+            ),
+        })
+    }
+
+    /// The plan of `tier`.
+    pub fn tier(&self, tier: u32) -> Option<&TierPlan> {
+        self.tiers.iter().find(|t| t.tier == tier)
+    }
+
+    /// Whether lower tiers of `lower_bytes` in all are copied into memory.
+    pub fn lower_resident(&self, lower_bytes: u64) -> bool {
+        lower_bytes <= self.resident_lower
+    }
+
+    /// Raw-table bytes of every tier below the run's last: what its passes look up.
+    pub fn lower_bytes(&self) -> u64 {
+        let n = self.tiers.len().saturating_sub(1);
+        self.tiers[..n].iter().map(|t| 2 * t.states).sum()
+    }
+
+    /// Whether a run keeps its finished tiers in memory from one tier to the next: when all
+    /// of them fit the lower tiers' share. Otherwise it keeps none, and each successor pass
+    /// copies for itself what its own share holds ([`TierPlan::pass_share`]), chosen for
+    /// that pass, rather than the tiers that happened to come first.
+    pub fn keeps_lower(&self) -> bool {
+        self.lower_resident(self.lower_bytes())
+    }
+}
+
+/// Level messages held in memory: an eighth of the budget, at least 1 MiB (or what the
+/// `BAWO_MESSAGE_BUDGET` test knob says, [`bawo_store::fault`]).
+pub fn message_budget(budget: u64) -> u64 {
+    bawo_store::fault::message_budget().unwrap_or((budget / MESSAGE_SHARE).max(1 << 20))
+}
+
+/// The largest range, as a power of two, whose windows of `per` bytes per position fit in
+/// `usable` bytes (capped at [`MAX_RANGE_BITS`]; 0 when nothing fits).
+fn fitting_bits(usable: u64, per: f64) -> u32 {
+    let fit = (usable as f64 / per) as u64;
+    (63 - fit.max(1).leading_zeros()).min(MAX_RANGE_BITS)
+}
+
+/// What lower tiers of `lower` raw bytes hold beside a tier's ranges and compression: their
+/// anchored bits (a bit per entry), and the tables themselves where the run keeps all of its
+/// `all_lower` bytes in memory ([`MemoryPlan::keeps_lower`]; else each successor pass copies
+/// its own and frees them before the ranges are worked on).
+fn lower_reserve(budget: u64, lower: u64, all_lower: u64) -> u64 {
+    let anchored = lower / 16;
+    if all_lower <= budget / RESIDENT_SHARE {
+        lower + anchored
+    } else {
+        anchored
+    }
+}
+
+/// The least budget, in MiB, that holds the fixed overhead, what `lower` bytes of lower tiers
+/// hold ([`lower_reserve`]) and `other(budget)` bytes. Beyond four times `all_lower` the run
+/// keeps its lower tiers in memory, below it does not; on each side the shares grow with the
+/// budget, so the answer is found by doubling and bisection on the side that holds it.
+fn least_budget(lower: u64, all_lower: u64, other: impl Fn(u64) -> f64) -> u64 {
+    let not_kept = least_budget_with(|_| lower / 16, &other);
+    if (not_kept << 20) < RESIDENT_SHARE * all_lower {
+        return not_kept;
+    }
+    least_budget_with(|_| lower + lower / 16, &other)
+}
+
+fn least_budget_with(reserve: impl Fn(u64) -> u64, other: impl Fn(u64) -> f64) -> u64 {
+    let fits = |b: u64| (FIXED_OVERHEAD + reserve(b)) as f64 + other(b) <= b as f64;
+    let mut hi = FIXED_OVERHEAD;
+    while !fits(hi) {
+        hi *= 2;
+    }
+    let mut lo = 0;
+    while hi - lo > (1 << 20) {
+        let mid = lo + (hi - lo) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    // Whole MiB, rounded up so the named budget fits.
+    let mut mib = hi.div_ceil(1 << 20);
+    while !fits(mib << 20) {
+        mib += 1;
+    }
+    // Bisection stops within a MiB of the threshold: the whole MiB below may fit too.
+    while mib > 1 && fits((mib - 1) << 20) {
+        mib -= 1;
+    }
+    mib
+}
+
+/// Bytes one compressing worker holds: the block's entries (mapped pages, dropped after each
+/// batch; 4 MiB), its codes, its compressed frame and zstd's working memory
+/// (`db/encode.rs` streams a block per worker at a time, whatever the tier's size; the block
+/// index, 24 bytes per 2^21 positions, is noise).
+pub const COMPRESS_PER_WORKER: u64 = (2 << 21) + (16 << 20);
+
+/// Bytes that `workers` compressing workers hold at once.
+pub fn compression_bytes(workers: usize) -> u64 {
+    workers as u64 * COMPRESS_PER_WORKER
+}
+
+/// Compressing workers that fit `budget` beside the fixed overhead and lower tiers' share
+/// (at least one: the plan refuses a budget that does not hold one), at most `threads`.
+fn compress_workers(budget: u64, lower_share: u64, threads: usize) -> usize {
+    let room = budget.saturating_sub(FIXED_OVERHEAD + lower_share);
+    ((room / COMPRESS_PER_WORKER) as usize).clamp(1, threads.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(tier: u32, states: u64) -> TierShape {
+        TierShape {
+            tier,
+            states,
+            edges_per_position: 1.5,
+            wide: states > crate::work::graph::NARROW_LIMIT,
+        }
+    }
+
+    #[test]
+    fn plans_fit_the_budget() {
+        let tiers = [shape(0, 128 << 20), shape(1, 155_117_520)];
+        let p = MemoryPlan::new(1 << 30, None, 2, &tiers).unwrap();
+        let t = p.tier(1).unwrap();
+        assert!(t.ranges > 1);
+        let per = per_position(1.5, 4.0);
+        let reserve = (2u64 * (128 << 20)).min(p.resident_lower);
+        let used = FIXED_OVERHEAD + reserve + p.messages;
+        assert!(((1u64 << t.range_bits) as f64) * per + used as f64 <= (1u64 << 30) as f64);
+        // Out of core the successor pass needs no range window: lower tiers may take the
+        // rest of the budget for it, but for the worker compressing tier 0 meanwhile.
+        assert!(t.compress_beside);
+        assert_eq!(
+            t.pass_share,
+            (1 << 30) - FIXED_OVERHEAD - compression_bytes(1)
+        );
+        // The attractor holds cells in what its range, the shares and that worker leave (the
+        // run keeps its lower tier of 256 MiB, and its anchored bits, in memory).
+        let working = (12.0 + 8.0 * 1.5) * (1u64 << t.range_bits) as f64;
+        let shares = FIXED_OVERHEAD + (256 << 20) + (16 << 20) + p.messages;
+        assert_eq!(
+            t.attractor_cells,
+            (1u64 << 30) - shares - working as u64 - compression_bytes(1),
+            "{t:?}"
+        );
+        assert!(t.attractor_cells > 0);
+        // A small tier in a large budget is one range, whose logs stay in memory during the
+        // pass beside the lower tiers.
+        let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
+        assert_eq!(p.tiers[0].ranges, 1);
+        let window = (per * 1000.0) as u64;
+        assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
+        assert_eq!(p.tiers[0].attractor_cells, 0);
+        assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
+    }
+
+    #[test]
+    fn predecessor_files_are_written_beside_the_next_build_only_where_both_fit() {
+        // One range: its lists stay in memory, nothing to write beside.
+        let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
+        assert!(!p.tiers[0].write_beside);
+        // A tier in ranges of 2^20 under budgets rising a MiB at a time: written beside
+        // exactly where the fixed shares, both ranges' lists, the grouped edges and the
+        // compressing worker fit, and both outcomes occur.
+        let tiers = [shape(0, 1000), shape(1, 3_000_000)];
+        let mut seen = [false; 2];
+        for mib in 160..400u64 {
+            let budget = mib << 20;
+            let Ok(p) = MemoryPlan::new(budget, Some(20), 2, &tiers) else {
+                continue;
+            };
+            let t = &p.tiers[1];
+            assert_eq!(t.ranges, 3);
+            let reserve = lower_reserve(budget, 2000, 2000);
+            let need = (FIXED_OVERHEAD + reserve + p.messages) as f64
+                + (8.0 + 16.0 * 1.5) * (1u64 << 20) as f64
+                + if t.compress_beside {
+                    compression_bytes(1) as f64
+                } else {
+                    0.0
+                };
+            assert_eq!(t.write_beside, need <= budget as f64, "{mib} MiB: {t:?}");
+            seen[t.write_beside as usize] = true;
+        }
+        assert_eq!(seen, [true, true]);
+    }
+
+    #[test]
+    fn the_tier_below_is_compressed_beside_a_tier_only_where_its_worker_fits() {
+        let tiers = [shape(0, 1000), shape(1, 1 << 20), shape(2, 3_000_000)];
+        let beside = compression_bytes(1);
+        // Room to spare: beside every tier but the first, and the successor pass's share
+        // leaves the worker's buffers.
+        let p = MemoryPlan::new(1 << 30, None, 2, &tiers).unwrap();
+        let flags: Vec<bool> = p.tiers.iter().map(|t| t.compress_beside).collect();
+        assert_eq!(flags, [false, true, true]);
+        let held = (per_position(1.5, 4.0) * 3_000_000.0) as u64;
+        assert_eq!(p.tiers[2].ranges, 1);
+        assert_eq!(
+            p.tiers[2].pass_share,
+            (1 << 30) - FIXED_OVERHEAD - held - beside
+        );
+        // Tier 2 in ranges of 2^20 under budgets rising a MiB at a time: compressed beside it
+        // exactly where its busiest phase and the worker fit, and both outcomes occur.
+        let (mut yes, mut no) = (0, 0);
+        for mib in 64..1024u64 {
+            let budget = mib << 20;
+            let Ok(p) = MemoryPlan::new(budget, Some(20), 2, &tiers) else {
+                continue;
+            };
+            let t = p.tiers[2];
+            let reserve = lower_reserve(budget, 2 * (1000 + (1 << 20)), 2 * (1000 + (1 << 20)));
+            let busiest = FIXED_OVERHEAD as f64
+                + reserve as f64
+                + p.messages as f64
+                + per_position(1.5, 4.0) * (1u64 << 20) as f64;
+            assert_eq!(
+                t.compress_beside,
+                busiest + beside as f64 <= budget as f64,
+                "{mib} MiB"
+            );
+            if t.compress_beside {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        assert!(yes > 0 && no > 0, "beside {yes} times, before {no} times");
+    }
+
+    #[test]
+    fn out_of_core_ranges_are_cut_so_that_the_attractor_holds_most_cells() {
+        // n = 4, 18 seeds under 4 GiB: the busiest phase allows ranges of 2^27 (8 ranges),
+        // whose attractor window left room for the cells of two; ranges of 2^24 leave room
+        // for three quarters of them, the window is at most an eighth of the attractor's room.
+        let shape = |tier, states| TierShape {
+            edges_per_position: 0.78,
+            ..shape(tier, states)
+        };
+        let tiers = [shape(17, 565_722_720), shape(18, 1_037_158_320)];
+        let p = MemoryPlan::new(4 << 30, None, 2, &tiers).unwrap();
+        let t = p.tier(18).unwrap();
+        assert_eq!((t.range_bits, t.ranges), (24, 62));
+        let cells = 4 * t.states;
+        assert!(t.attractor_cells as f64 > 0.7 * cells as f64, "{t:?}");
+        let window = attractor_working(0.78, 4.0) * (1u64 << 24) as f64;
+        assert!(window <= t.attractor_cells as f64 / 7.0);
+        // Not below what the budget itself plans, nor below 2^20 for the attractor's sake.
+        let p = MemoryPlan::new(256 << 20, None, 2, &tiers[..1]).unwrap();
+        assert_eq!(p.tiers[0].range_bits, MIN_ATTRACTOR_BITS);
+        // A tier whose cells all fit beside its range keeps the range the budget allows.
+        let p = MemoryPlan::new(1 << 30, None, 2, &[shape(14, 77_558_760)]).unwrap();
+        let t = p.tiers[0];
+        assert_eq!((t.range_bits, t.ranges), (24, 5));
+        assert!(t.attractor_cells >= 4 * t.states);
+        // An override is kept as given.
+        let p = MemoryPlan::new(4 << 30, Some(27), 2, &tiers).unwrap();
+        assert_eq!(p.tier(18).unwrap().range_bits, 27);
+    }
+
+    #[test]
+    fn an_override_is_refused_where_it_does_not_fit_and_the_minimum_suffices() {
+        let tiers = [shape(0, 1000), shape(1, 3_000_000)];
+        // The plan and an override agree on what a budget allows.
+        assert!(MemoryPlan::new(8 << 20, None, 2, &tiers).is_err());
+        let e = MemoryPlan::new(8 << 20, Some(20), 2, &tiers).unwrap_err();
+        // The error names the tier that needs the most, and a budget that holds every tier.
+        assert_eq!(e.tier, 1);
+        let least = e.least_mib << 20;
+        MemoryPlan::new(least, Some(20), 2, &tiers).expect("the minimum named fits");
+        assert!(MemoryPlan::new(least - (2 << 20), Some(20), 2, &tiers).is_err());
+        let e = MemoryPlan::new(8 << 20, None, 2, &tiers).unwrap_err();
+        MemoryPlan::new(e.least_mib << 20, None, 2, &tiers).expect("the minimum named fits");
+    }
+
+    #[test]
+    fn tiers_beyond_2_32_plan_ranges_their_indices_can_address() {
+        // Bawo n = 5, 16 seeds: tier 16 alone has 8,119,857,900 positions.
+        let top = shape(16, 8_119_857_900);
+        assert!(top.wide);
+        let p = MemoryPlan::new(64 << 30, None, 2, &[shape(15, 3_711_935_040), top]).unwrap();
+        let t = p.tier(16).unwrap();
+        assert!(t.wide && !p.tier(15).unwrap().wide);
+        assert!(t.range_bits <= MAX_RANGE_BITS && t.ranges << t.range_bits >= t.states);
+        // Bao mtaji, 12 seeds (30.7 billion, 35 index bits): ranges of at most 2^29.
+        let mtaji = shape(12, 30_700_000_000);
+        let p = MemoryPlan::new(1 << 40, None, 2, &[mtaji]).unwrap();
+        assert_eq!(p.tiers[0].range_bits, 29);
+        // 2^40 positions: an override beyond what 24 offset bits allow is cut down to them.
+        let huge = shape(40, 1 << 40);
+        let p = MemoryPlan::new(1 << 44, Some(30), 2, &[huge]).unwrap();
+        assert_eq!((p.tiers[0].range_bits, p.tiers[0].ranges), (24, 1 << 16));
+        // Many edges per position: a range never plans more than 2^31 of them.
+        let dense = TierShape {
+            edges_per_position: 10.0,
+            ..shape(1, 1 << 33)
+        };
+        let p = MemoryPlan::new(1 << 40, None, 2, &[dense]).unwrap();
+        assert_eq!(p.tiers[0].range_bits, 27);
+    }
+}

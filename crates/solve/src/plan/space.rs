@@ -1,0 +1,225 @@
+//! The solver's disk, modelled and checked: what each tier's work files, table and
+//! compressed file take and write (the figures `--dry-run` prints, [`crate::run::estimate`]), and
+//! the free disk checked against them before a solve starts: a run that cannot fit would fail
+//! hours in, with a full disk, so it is refused at once (unless `--no-disk-check`).
+
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::counts::WorkDisk;
+use crate::plan::budget::{MemoryPlan, TierPlan, TierShape};
+use bawo_games::error::{Error, Result};
+use bawo_games::units::human_bytes;
+
+/// Bytes per position of a finished tier's raw table (a 16-bit entry each).
+const TABLE_BYTES: f64 = 2.0;
+/// Bytes per position of a compressed `.bdb` tier: about 1.3 bits on Bawo, with a margin.
+const BDB_BYTES: f64 = 0.25;
+/// A tier that is one range keeps edges, predecessor lists and due logs in memory: its work
+/// files are the cells (4 bytes per position), written once.
+const RESIDENT_WORK_BYTES: f64 = 4.0;
+/// Out of core, per position: working cells (4), written once by the successor pass and
+/// again as a range's copy before its first change after a checkpoint.
+const CELL_BYTES: f64 = 4.0;
+/// Due logs: positions queued for the attractor's levels, as sorted varint gaps
+/// ([`crate::work::duelog`]; Bawo `n = 4` under `--mem 512M` wrote 3 bytes per position less than
+/// with 4-byte entries, so about a byte each; two here for sparser ranges. Most positions are
+/// queued once, and the logs of finished levels are deleted as checkpoints pass them).
+const DUE_BYTES: f64 = 2.0;
+/// An in-tier edge in its log ([`crate::work::edgelog`]): a varint of its source's step and its
+/// target's offset (measured: 4.5 bytes on Bawo `n = 4`; the planner's edges per position
+/// carry a margin of a quarter, which covers the rest).
+const EDGE_LOG_BYTES: f64 = 4.0;
+/// Predecessor lists: offsets in blocks ([`crate::work::predfile`], 2 bytes per position and a
+/// little) and a source per edge (4 bytes, 8 in a tier of more than 2^32 positions).
+const PRED_OFFSET_BYTES: f64 = 2.1;
+
+/// What one tier puts on disk, by the model.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TierDisk {
+    /// Its work files at their largest.
+    pub work: u64,
+    /// Those work files by kind.
+    pub kinds: WorkDisk,
+    /// Bytes of the raw table.
+    pub table: u64,
+    /// Bytes of the compressed file.
+    pub bdb: u64,
+    /// Bytes it writes: work files (some more than once), table and compressed file.
+    pub written: u64,
+}
+
+/// The model of one tier's disk: out of core its work files peak either when the
+/// successor pass ends (cells, edge logs, due logs), while predecessor lists are built (edge
+/// logs are deleted by checkpoints, about an eighth of them at a time, as the lists are
+/// built), or early in the attractor (cells and their copies, predecessor lists, due logs).
+pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
+    let stored = tp.states as f64;
+    let e = shape.edges_per_position;
+    let source = if tp.wide { 8.0 } else { 4.0 };
+    let per_stored = |cells: f64, edges: f64, preds: f64, due: f64| WorkDisk {
+        cells: (cells * stored) as u64,
+        edges: (edges * stored) as u64,
+        preds: (preds * stored) as u64,
+        due: (due * stored) as u64,
+        messages: 0,
+        table: 0,
+    };
+    let (kinds, written) = if tp.ranges == 1 {
+        (
+            per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0),
+            RESIDENT_WORK_BYTES,
+        )
+    } else {
+        let edges = EDGE_LOG_BYTES * e;
+        let preds = PRED_OFFSET_BYTES + source * e;
+        let at_successors = per_stored(CELL_BYTES, edges, 0.0, DUE_BYTES);
+        // The edge logs are deleted as the lists are built (up to an eighth of them wait
+        // for the next checkpoint to delete them): the larger of the two, and that eighth.
+        let at_predecessors = if preds >= edges {
+            per_stored(CELL_BYTES, edges / 8.0, preds, DUE_BYTES)
+        } else {
+            per_stored(CELL_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
+        };
+        let in_attractor = per_stored(2.0 * CELL_BYTES, 0.0, preds, DUE_BYTES);
+        let peak = [at_successors, at_predecessors, in_attractor]
+            .into_iter()
+            .max_by_key(WorkDisk::total)
+            .unwrap_or_default();
+        (peak, 2.0 * CELL_BYTES + edges + preds + DUE_BYTES)
+    };
+    let table = (TABLE_BYTES * stored) as u64;
+    let bdb = (BDB_BYTES * stored) as u64;
+    TierDisk {
+        work: kinds.total(),
+        kinds,
+        table,
+        bdb,
+        written: (written * stored) as u64 + table + bdb,
+    }
+}
+
+/// What the tiers still to solve (those `finished` says are not) need of free disk at their
+/// peak: the finished tables and compressed files they add beside the largest work files.
+pub fn disk_need(
+    shapes: &[TierShape],
+    plan: &MemoryPlan,
+    finished: &dyn Fn(u32) -> bool,
+) -> DiskNeed {
+    let mut need = DiskNeed::default();
+    let mut below = 0u64;
+    for (shape, tp) in shapes.iter().zip(&plan.tiers) {
+        if finished(tp.tier) {
+            continue;
+        }
+        let d = tier_disk(shape, tp);
+        need.out = need.out.max(below + d.work + d.table + d.bdb);
+        need.work = need.work.max(d.work);
+        below += d.table + d.bdb;
+    }
+    need
+}
+
+/// Bytes free to an unprivileged writer on the filesystem holding `path` (or its nearest
+/// existing folder), and that filesystem's device id; `None` where it cannot be asked.
+pub fn free_space(path: &Path) -> Option<(u64, u64)> {
+    let at = existing_ancestor(path)?;
+    let dev = std::fs::metadata(&at).ok()?.dev();
+    if let Some(free) = bawo_store::fault::free_disk() {
+        return Some((free, dev));
+    }
+    let c = std::ffi::CString::new(at.as_os_str().as_encoded_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a writable statvfs.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some((st.f_bavail as u64 * st.f_frsize as u64, dev))
+}
+
+/// `path` itself, or the nearest folder above it that exists.
+fn existing_ancestor(path: &Path) -> Option<PathBuf> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    abs.ancestors().find(|p| p.exists()).map(Path::to_path_buf)
+}
+
+/// What a run still has to put on disk, by the model: at its peak on the run directory's
+/// filesystem (finished tables and compressed files beside the tier in progress), and at its
+/// peak in the work folder (the largest tier's work files).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DiskNeed {
+    /// The run directory's files at their largest, work files included when they lie there.
+    pub out: u64,
+    /// The work files alone at their largest.
+    pub work: u64,
+}
+
+/// Refuses a run whose need does not fit the free space of its run directory (`out`) and
+/// work folder (`work`): one sum when both lie on one filesystem.
+pub fn check(need: DiskNeed, out: &Path, work: &Path) -> Result<()> {
+    let (Some((out_free, out_dev)), Some((work_free, work_dev))) =
+        (free_space(out), free_space(work))
+    else {
+        return Ok(());
+    };
+    let refuse = |needed: u64, free: u64, where_: &Path| {
+        Error::Limit(format!(
+            "not enough free disk: the run needs about {} at its peak in {} and {} is free \
+             there; free some space, put the work files on another disk with --tmp, or pass \
+             --no-disk-check to start anyway",
+            human_bytes(needed),
+            where_.display(),
+            human_bytes(free)
+        ))
+    };
+    if out_dev == work_dev {
+        let needed = need.out.max(need.work);
+        if needed > out_free {
+            return Err(refuse(needed, out_free, out));
+        }
+        return Ok(());
+    }
+    let tables = need.out.saturating_sub(need.work);
+    if tables > out_free {
+        return Err(refuse(tables, out_free, out));
+    }
+    if need.work > work_free {
+        return Err(refuse(need.work, work_free, work));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn free_space_is_asked_of_the_nearest_existing_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let (free, dev) = free_space(&d.path().join("not/yet/made")).unwrap();
+        assert!(free > 0);
+        assert_eq!(
+            Some((free, dev)).map(|x| x.1),
+            free_space(d.path()).map(|x| x.1)
+        );
+    }
+
+    #[test]
+    fn a_need_beyond_the_free_space_is_refused_and_one_within_it_passes() {
+        let d = tempfile::tempdir().unwrap();
+        let (free, _) = free_space(d.path()).unwrap();
+        let small = DiskNeed { out: 1, work: 1 };
+        assert!(check(small, d.path(), d.path()).is_ok());
+        let huge = DiskNeed {
+            out: free.saturating_mul(4).max(1 << 60),
+            work: 1,
+        };
+        let e = check(huge, d.path(), &d.path().join("work")).unwrap_err();
+        assert!(!e.is_input());
+        assert!(e.to_string().contains("--no-disk-check"), "{e}");
+    }
+}

@@ -1,0 +1,336 @@
+//! Solving every tier of a seed budget into a run directory, resumably.
+//!
+//! The run directory holds `manifest.json`, one finished table per tier (`tier-KKKK.tbl`) and its
+//! compressed file (`tier-KKKK.bdb`), a `lock` file, and the work files of the tier in progress
+//! (under `work/` unless `--tmp` puts them elsewhere). A finished run keeps only the compressed
+//! files and the manifest (unless told to keep the raw tables): extending it to more seeds decodes
+//! the raw tables of its tiers again. A run refuses a directory holding another game's solve,
+//! refuses to start over an unfinished run unless told to resume it (`--resume`) or discard it
+//! (`--force`), and resumes by skipping finished tiers and continuing the tier in progress from its
+//! checkpoint.
+//!
+//! Its modules: `open` (a directory opened and checked), `request`, `config`, `restore`,
+//! `tier_loop` (the tiers in order), `compress`, `owned` (the ledger), `build`, `estimate`.
+
+pub mod build;
+pub mod compress;
+pub mod config;
+pub mod estimate;
+pub mod open;
+pub mod owned;
+pub mod request;
+pub mod restore;
+pub(crate) mod tier_loop;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::counts::TierCounts;
+use crate::flags::flags_file;
+use crate::plan::budget::{MemoryPlan, TierShape};
+use crate::plan::disk::dir_bytes;
+use crate::plan::sample::{solve_time, time_sample};
+use crate::run::compress::beside_by_default;
+use crate::run::open::{adopt_budget, open_run, work_root, Opened};
+use crate::run::owned::{remove_file_if_present, remove_raw_tables, Owned};
+use crate::run::restore::restore_finished;
+use crate::run::tier_loop::TierLoop;
+pub use crate::sink::{StoredTier, TierSink};
+use crate::tier::checkpoint::{Checkpoints, Manifest};
+use crate::tier::pass::estimate_in_tier_degree;
+use crate::tier::tables::Tables;
+use crate::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
+pub use crate::work::graph::NARROW_LIMIT;
+use bawo_games::error::{Error, Result};
+use bawo_games::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
+use bawo_store::{fingerprint, lock};
+
+pub use crate::run::config::{RunProgress, RunStart, SolveConfig, SolveReport, Summary};
+
+/// Refuses to make a run directory of a directory that holds something else: the solver
+/// later deletes what it created there, and must never mistake a user's files for its own.
+fn refuse_foreign_dir(out: &Path) -> Result<()> {
+    if !out.is_dir() || Manifest::path(out).exists() {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
+    for e in entries {
+        let e = e.map_err(|e| Error::io(out, e))?;
+        // The lock (and ledger) of a run that stopped before writing its first manifest.
+        if e.file_name() != "lock" && e.file_name() != bawo_store::ledger::FILE {
+            return Err(Error::Input(InputError::new(format!(
+                "{} is not empty and holds no bawo run; give --out a new or empty directory",
+                out.display()
+            ))));
+        }
+    }
+    Ok(())
+}
+
+/// The memory plan of every tier of a run, made before any work: a budget too small for any
+/// of them is refused here, not after the tiers below it were solved.
+pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<MemoryPlan> {
+    plan_shapes(&tier_shapes(game, tiers, cfg)?, cfg)
+}
+
+/// Each tier's size and estimated in-tier edges per position, as the planner sees them.
+pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<Vec<TierShape>> {
+    let mut shapes = Vec::with_capacity(tiers.len());
+    let wide_above = bawo_store::fault::wide_above().unwrap_or(cfg.wide_above);
+    for &tier in tiers {
+        let states = game.tier_size(tier)?;
+        shapes.push(TierShape {
+            tier,
+            states,
+            // The sample's estimate with a margin: tiers vary within themselves.
+            edges_per_position: estimate_in_tier_degree(game, tier, states) * 1.25,
+            wide: states > wide_above.min(NARROW_LIMIT),
+        });
+    }
+    Ok(shapes)
+}
+
+/// The memory plan of tiers of the given shapes under `cfg`'s budget.
+pub fn plan_shapes(shapes: &[TierShape], cfg: &SolveConfig) -> Result<MemoryPlan> {
+    let threads = rayon::current_num_threads();
+    Ok(MemoryPlan::new(
+        cfg.budget,
+        cfg.range_bits,
+        threads,
+        shapes,
+    )?)
+}
+
+/// Solves one tier of a run and writes its table at the task's path: [`InProcess`] in this
+/// process, or another solver that shares the work (the cluster's, across MPI ranks). The
+/// run around it (manifest, ledger, lower tiers, compressed files) is the same for all.
+pub trait TierSolver<G: Game> {
+    /// Solves `task`'s tier.
+    fn solve_tier(
+        &self,
+        game: &G,
+        task: TierTask<'_>,
+        lower: &Lower<'_>,
+        opts: &TierOptions,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<SolvedTier>;
+
+    /// Whether a finished tier may be compressed while the next one is solved (where the
+    /// memory plan holds both). A solver that needs every lower tier's compressed file
+    /// before it starts the next tier says no.
+    fn compresses_beside(&self) -> bool {
+        true
+    }
+}
+
+/// The single-process tier solver, [`solve_tier`].
+pub struct InProcess;
+
+impl<G: Game> TierSolver<G> for InProcess {
+    fn solve_tier(
+        &self,
+        game: &G,
+        task: TierTask<'_>,
+        lower: &Lower<'_>,
+        opts: &TierOptions,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<SolvedTier> {
+        solve_tier(game, task, lower, opts, ckpt, progress)
+    }
+}
+
+/// Solves every tier of `cfg.seeds` in order, writing each finished table, what `sink` makes
+/// of it, and the manifest.
+pub fn solve<G: Game>(
+    game: &G,
+    cfg: &SolveConfig,
+    progress: &dyn RunProgress,
+    sink: &dyn TierSink,
+) -> Result<SolveReport> {
+    solve_with(game, cfg, progress, sink, &InProcess)
+}
+
+/// [`solve`] with each unfinished tier solved by `solver`.
+pub fn solve_with<G: Game>(
+    game: &G,
+    cfg: &SolveConfig,
+    progress: &dyn RunProgress,
+    sink: &dyn TierSink,
+    solver: &dyn TierSolver<G>,
+) -> Result<SolveReport> {
+    let start = Instant::now();
+    let tiers = game.tiers_up_to(cfg.seeds)?;
+    let shapes = tier_shapes(game, &tiers, cfg)?;
+    let plan = plan_shapes(&shapes, cfg)?;
+    let fp = fingerprint(&game.descriptor());
+    if cfg.disk_check {
+        check_disk(&shapes, &plan, cfg)?;
+    }
+    let (_lock, mut owned, work_root, opened) = open_directory(game, cfg, &tiers, progress)?;
+    let mut manifest = match opened {
+        Opened::Finished(summary) => {
+            return Ok(SolveReport {
+                summary,
+                already_done: true,
+                wall: start.elapsed(),
+                ..Default::default()
+            })
+        }
+        Opened::Run(m) => m,
+    };
+    let opts = TierOptions {
+        plan,
+        checkpoint_every: cfg.checkpoint_every,
+        work_root,
+    };
+    let mut tables = Tables::bounded(opts.plan.resident_lower);
+    let (resumed_tiers, missing) = restore_finished(
+        game,
+        &cfg.out,
+        sink,
+        &manifest,
+        &tiers,
+        &opts,
+        &mut owned,
+        &mut tables,
+        fp,
+        &|l| progress.notice(l),
+    )?;
+    // Only now, with every finished tier checked, does the manifest take this run's budget:
+    // a resume refused by those checks leaves the manifest as it was.
+    adopt_budget(&mut manifest, cfg)?;
+    announce_run(game, &opts, &manifest, progress);
+    let mut run = TierLoop {
+        game,
+        cfg,
+        progress,
+        sink,
+        solver,
+        opts: &opts,
+        fp,
+        beside: solver.compresses_beside() && cfg.compress_beside.unwrap_or_else(beside_by_default),
+        ckpt: Checkpoints {
+            manifest: &mut manifest,
+            dir: &cfg.out,
+            every: cfg.checkpoint_every,
+            last: Instant::now(),
+            taken: 0,
+        },
+        owned: &mut owned,
+        tables,
+        missing,
+        report: SolveReport {
+            resumed_tiers,
+            ..Default::default()
+        },
+    };
+    run.run(&tiers)?;
+    let TierLoop {
+        tables, mut report, ..
+    } = run;
+    drop(tables);
+    finish_run(cfg, &opts, &mut owned, &mut manifest, &tiers, &mut report)?;
+    report.wall = start.elapsed();
+    Ok(report)
+}
+
+/// The run directory made (or opened) and locked, its ledger of owned files opened, the work
+/// root named, and the manifest opened and checked ([`open_run`]).
+fn open_directory<'c, G: Game>(
+    game: &G,
+    cfg: &'c SolveConfig,
+    tiers: &[Tier],
+    progress: &dyn RunProgress,
+) -> Result<(lock::RunLock, Owned<'c>, PathBuf, Opened)> {
+    if !cfg.resume {
+        refuse_foreign_dir(&cfg.out)?;
+    }
+    std::fs::create_dir_all(&cfg.out).map_err(|e| Error::io(&cfg.out, e))?;
+    let lock = lock::acquire(&cfg.out)?;
+    let mut owned = Owned::open(&cfg.out, &|l| progress.notice(l))?;
+    let work_root = work_root(cfg)?;
+    let opened = open_run(game, cfg, tiers, &work_root, &mut owned, progress)?;
+    if let Opened::Run(_) = opened {
+        owned.dir_if_new(&work_root)?;
+    }
+    Ok((lock, owned, work_root, opened))
+}
+
+/// The run line announced: positions of the whole run and those already finished, both sides
+/// counted as every count printed is, and the estimated time of what is left.
+fn announce_run<G: Game>(
+    game: &G,
+    opts: &TierOptions,
+    manifest: &Manifest,
+    progress: &dyn RunProgress,
+) {
+    let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
+    let to_solve: Vec<u64> = opts
+        .plan
+        .tiers
+        .iter()
+        .filter(|t| manifest.record(t.tier).is_none())
+        .map(|t| t.states)
+        .collect();
+    let left: u64 = to_solve.iter().sum();
+    let threads = rayon::current_num_threads();
+    progress.run_started(&RunStart {
+        total: total * POSITIONS_PER_ENTRY,
+        done: (total - left) * POSITIONS_PER_ENTRY,
+        to_solve: to_solve.iter().map(|s| s * POSITIONS_PER_ENTRY).collect(),
+        estimate: solve_time(&time_sample(game, &opts.plan), left, threads),
+    });
+}
+
+/// A finished run made lean and marked complete: its work folders, flags files and (unless
+/// kept) raw tables removed, then the manifest saved complete.
+fn finish_run(
+    cfg: &SolveConfig,
+    opts: &TierOptions,
+    owned: &mut Owned,
+    manifest: &mut Manifest,
+    tiers: &[Tier],
+    report: &mut SolveReport,
+) -> Result<()> {
+    if opts.work_root.is_dir() {
+        let _ = std::fs::remove_dir(&opts.work_root);
+    }
+    // The flags files are work files of the run: a finished run holds none.
+    for r in &manifest.tiers {
+        remove_file_if_present(&cfg.out.join(flags_file(r.tier)))?;
+    }
+    // Before the run is marked complete: a run killed in between is resumed, and decodes the
+    // tables it needs from the compressed files again.
+    if !cfg.keep_tables {
+        remove_raw_tables(&cfg.out, manifest)?;
+    }
+    // The work folders and a --tmp folder the run made, now empty.
+    owned.remove_empty_dirs()?;
+    manifest.complete = true;
+    manifest.current = None;
+    manifest.save(&cfg.out)?;
+    report.final_disk = dir_bytes(&cfg.out);
+    let stored: Vec<TierCounts> = manifest
+        .tiers
+        .iter()
+        .filter(|r| tiers.contains(&r.tier))
+        .map(|r| r.counts.clone())
+        .collect();
+    report.summary = Summary::from_stored(&stored);
+    Ok(())
+}
+
+/// Refuses a run that the model says will not fit the free disk (before anything is
+/// written). Tiers a manifest in `cfg.out` records as finished are on disk already and cost
+/// nothing more (unless `--force` discards them first).
+fn check_disk(shapes: &[TierShape], plan: &MemoryPlan, cfg: &SolveConfig) -> Result<()> {
+    let finished: Vec<Tier> = match Manifest::load(&cfg.out) {
+        Ok(Some(m)) if !cfg.force => m.tiers.iter().map(|r| r.tier).collect(),
+        _ => Vec::new(),
+    };
+    let need = crate::plan::space::disk_need(shapes, plan, &|t| finished.contains(&t));
+    let work = cfg.tmp.clone().unwrap_or_else(|| cfg.out.join("work"));
+    crate::plan::space::check(need, &cfg.out, &work)
+}

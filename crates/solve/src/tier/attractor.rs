@@ -1,0 +1,344 @@
+//! Level-ordered WIN/LOSS attractor, one level at a time, in two steps that only ever need one
+//! range's data at once.
+//!
+//! Level `d` holds the positions decided with depth `d`. Levels are processed in increasing
+//! order, each completely before the next, so a WIN gets its smallest depth and a LOSS its
+//! largest, and the outcome does not depend on thread count or scheduling: within a level every
+//! update commutes.
+//!
+//! 1. [`emit`]: for the positions due at level `d` in one range, read their cells and their
+//!    predecessor lists and produce messages, bucketed by the predecessor's range:
+//!    [`MSG_LOSS`] (a successor lost: the predecessor wins with depth `d + 1`), [`MSG_WIN`]
+//!    (a successor won: one option fewer), and [`MSG_SETTLE`] for a position known to win
+//!    through a lower tier whose level has come.
+//! 2. [`apply`]: for one range, apply its messages to its cells. A predecessor whose options
+//!    are all wins loses with depth `max(d + 1, floor)` (its slowest loss, counting lower-tier
+//!    successors); a loss deeper than `d + 1` is decided now and queued for its own level.
+//!
+//! Positions still undecided when no level has work left are draws. Messages carry a
+//! range-local index in their low 30 bits.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use rayon::prelude::*;
+
+use crate::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
+use crate::work::graph::{PredView, Source};
+use crate::work::predfile::{blocked_span, Offsets};
+use bawo_games::value::MAX_DEPTH;
+
+pub(crate) const LOCAL_MASK: u32 = (1 << 30) - 1;
+pub(crate) const KIND_MASK: u32 = !LOCAL_MASK;
+/// A successor was decided WIN for its mover: the predecessor loses an option.
+pub const MSG_WIN: u32 = 0;
+/// A successor was decided LOSS for its mover: the predecessor wins.
+pub const MSG_LOSS: u32 = 1 << 30;
+/// The position itself: a known win whose level has come.
+pub const MSG_SETTLE: u32 = 2 << 30;
+
+/// A depth beyond what entries can store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DepthOverflow;
+
+/// Views working cells as atomics.
+///
+/// # Safety
+/// `bytes` must be 4-byte aligned and not accessed through any other reference while the
+/// returned slice lives.
+pub unsafe fn cells_of(bytes: &mut [u8]) -> &[AtomicU32] {
+    assert_eq!(
+        bytes.as_ptr() as usize % 4,
+        0,
+        "cells must be 4-byte aligned"
+    );
+    std::slice::from_raw_parts(bytes.as_mut_ptr() as *const AtomicU32, bytes.len() / 4)
+}
+
+const CHUNK: usize = 4096;
+
+/// Step 1 for one range: the messages of its positions due at `level`, as
+/// `(target range, message)` batches per worker. `due` holds range-local indices;
+/// predecessors are tier-wide indices of any width, split into range and offset here.
+pub fn emit<S: Source>(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds: &PredView<'_, S>,
+    level: u32,
+    range_bits: u32,
+    range_of_self: usize,
+    ranges: usize,
+) -> Vec<Vec<u32>> {
+    emit_batches(cells, due, preds, level, range_bits, range_of_self, ranges)
+        .into_iter()
+        .map(concat)
+        .collect()
+}
+
+/// [`emit`] with each range's messages left in the workers' batches, in order: what
+/// [`apply_batches`] takes without their being joined first.
+pub fn emit_batches<S: Source>(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds: &PredView<'_, S>,
+    level: u32,
+    range_bits: u32,
+    range_of_self: usize,
+    ranges: usize,
+) -> Vec<Vec<Vec<u32>>> {
+    let sources = preds.sources;
+    // The offsets' form is matched here, once, not at every lookup.
+    match preds.offsets {
+        Offsets::Plain(o) => emit_with(
+            cells,
+            due,
+            |f| &sources[o[f] as usize..o[f + 1] as usize],
+            level,
+            range_bits,
+            range_of_self,
+            ranges,
+        ),
+        Offsets::Blocked { bases, rel } => emit_with(
+            cells,
+            due,
+            |f| &sources[blocked_span(bases, rel, f)],
+            level,
+            range_bits,
+            range_of_self,
+            ranges,
+        ),
+    }
+}
+
+/// [`emit`] with the predecessor lists of a range-local index given by `preds_of`.
+fn emit_with<'p, S: Source>(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds_of: impl Fn(usize) -> &'p [S] + Sync,
+    level: u32,
+    range_bits: u32,
+    range_of_self: usize,
+    ranges: usize,
+) -> Vec<Vec<Vec<u32>>> {
+    let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
+    // Each worker's run of chunks fills one batch per target range (`fold`); the batches are
+    // joined once, in order.
+    let mut batches = due
+        .par_chunks(CHUNK)
+        .fold(
+            || vec![Vec::new(); ranges],
+            |mut out: Vec<Vec<u32>>, chunk| {
+                for &f in chunk {
+                    let c = cells[f as usize].load(Ordering::Relaxed);
+                    let kind = match cell::tag(c) {
+                        KNOWN_WIN => {
+                            debug_assert_eq!(cell::depth(c), level);
+                            out[range_of_self].push(f | MSG_SETTLE);
+                            MSG_WIN
+                        }
+                        WIN if cell::depth(c) == level => MSG_WIN,
+                        LOSS if cell::depth(c) == level => MSG_LOSS,
+                        // Decided earlier (a known win beaten in its own tier).
+                        _ => continue,
+                    };
+                    for &p in preds_of(f as usize) {
+                        let p = p.get();
+                        let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
+                        out[r].push((p & local_mask) as u32 | kind);
+                    }
+                }
+                out
+            },
+        )
+        .collect::<Vec<_>>();
+    (0..ranges)
+        .map(|r| {
+            batches
+                .iter_mut()
+                .map(|c| std::mem::take(&mut c[r]))
+                .filter(|b| !b.is_empty())
+                .collect()
+        })
+        .collect()
+}
+
+/// The workers' batches joined once, in their order (one batch is taken whole), where a
+/// reduction tree copied them again at each of its levels.
+pub fn concat<T: Copy>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let mut full = parts.iter().filter(|p| !p.is_empty());
+    if let (Some(_), None) = (full.next(), full.next()) {
+        return parts.into_iter().find(|p| !p.is_empty()).expect("one");
+    }
+    let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for p in &parts {
+        all.extend_from_slice(p);
+    }
+    all
+}
+
+/// Step 2 for one range: applies `msgs` to `cells`; returns the positions decided here as
+/// `(level to propagate at, local index)`.
+pub fn apply(
+    cells: &[AtomicU32],
+    msgs: &[u32],
+    level: u32,
+) -> Result<Vec<(u32, u32)>, DepthOverflow> {
+    apply_batches(cells, &[msgs], level).map(concat)
+}
+
+/// [`apply`] to messages in batches (taken in order, as if joined), returning the decided
+/// positions in the workers' batches, in order.
+pub fn apply_batches(
+    cells: &[AtomicU32],
+    msgs: &[&[u32]],
+    level: u32,
+) -> Result<Vec<Vec<(u32, u32)>>, DepthOverflow> {
+    let overflow = AtomicBool::new(false);
+    let decided = msgs
+        .par_iter()
+        .flat_map(|b| b.par_chunks(CHUNK))
+        .fold(Vec::new, |mut decided, chunk| {
+            for &m in chunk {
+                let p = m & LOCAL_MASK;
+                let c = &cells[p as usize];
+                match m & KIND_MASK {
+                    MSG_SETTLE => {
+                        let v = c.load(Ordering::Relaxed);
+                        if cell::tag(v) == KNOWN_WIN {
+                            // No other message of this level can change a known win of this
+                            // depth, so a plain store is safe.
+                            c.store(cell::retag(v, WIN, level), Ordering::Relaxed);
+                        }
+                    }
+                    MSG_LOSS => {
+                        let d = level + 1;
+                        let mut v = c.load(Ordering::Relaxed);
+                        loop {
+                            let t = cell::tag(v);
+                            let improves = t == OPEN
+                                || t == OPEN_NO_LOSS
+                                || (t == KNOWN_WIN && cell::depth(v) > d);
+                            if !improves {
+                                break;
+                            }
+                            if d > MAX_DEPTH {
+                                overflow.store(true, Ordering::Relaxed);
+                                break;
+                            }
+                            match c.compare_exchange_weak(
+                                v,
+                                cell::retag(v, WIN, d),
+                                Ordering::Relaxed,
+                                Ordering::Relaxed,
+                            ) {
+                                Ok(_) => {
+                                    decided.push((d, p));
+                                    break;
+                                }
+                                Err(now) => v = now,
+                            }
+                        }
+                    }
+                    _ => {
+                        let prev = c.fetch_sub(COUNTER_ONE, Ordering::Relaxed);
+                        if cell::tag(prev) == OPEN && cell::counter(prev) == 1 {
+                            // Every in-tier option wins for the opponent: this position loses,
+                            // as slowly as it can. Nothing else can reach it any more: its
+                            // counter is zero and no in-tier successor is undecided.
+                            let depth = (level + 1).max(cell::depth(prev));
+                            if depth > MAX_DEPTH {
+                                overflow.store(true, Ordering::Relaxed);
+                                continue;
+                            }
+                            c.store(
+                                cell::retag(prev - COUNTER_ONE, LOSS, depth),
+                                Ordering::Relaxed,
+                            );
+                            decided.push((depth, p));
+                        }
+                    }
+                }
+            }
+            decided
+        })
+        .filter(|d: &Vec<(u32, u32)>| !d.is_empty())
+        .collect::<Vec<_>>();
+    if overflow.load(Ordering::Relaxed) {
+        return Err(DepthOverflow);
+    }
+    Ok(decided)
+}
+
+/// Positions to look at when the attractor reaches each level (in-memory form, for graphs
+/// that fit in memory such as `reach`).
+#[derive(Default, Debug)]
+pub struct LevelQueue {
+    levels: Vec<Vec<u32>>,
+}
+
+impl LevelQueue {
+    /// Queues position `index` for `level`.
+    pub fn push(&mut self, level: u32, index: u32) {
+        let l = level as usize;
+        if self.levels.len() <= l {
+            self.levels.resize_with(l + 1, Vec::new);
+        }
+        self.levels[l].push(index);
+    }
+
+    /// Takes the positions queued for `level`.
+    pub fn take(&mut self, level: u32) -> Vec<u32> {
+        self.levels
+            .get_mut(level as usize)
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Whether any level at or after `level` has work.
+    pub fn any_from(&self, level: u32) -> bool {
+        self.levels
+            .iter()
+            .skip(level as usize)
+            .any(|v| !v.is_empty())
+    }
+}
+
+/// Runs the attractor on a graph held entirely in memory (one range).
+pub fn attract_in_memory(
+    cells: &[AtomicU32],
+    preds: &PredView<'_, u32>,
+    mut queue: LevelQueue,
+) -> Result<u32, DepthOverflow> {
+    let mut level = 0;
+    while queue.any_from(level) {
+        let due = queue.take(level);
+        let msgs = emit(cells, &due, preds, level, 32, 0, 1);
+        for (d, p) in apply(cells, &msgs[0], level)? {
+            queue.push(d, p);
+        }
+        level += 1;
+    }
+    Ok(level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::work::graph::{EdgeCodec, PredRange};
+
+    #[test]
+    fn messages_reach_predecessors_beyond_2_32_and_2_40() {
+        // Ranges of 2^24 positions leave a packed edge 40 bits of source.
+        let bits = 24;
+        let c = EdgeCodec::new(true, bits);
+        let sources = [(1u64 << 32) + 5, (1 << 40) - 1, 3, 1 << 30];
+        let edges: Vec<u64> = sources.iter().map(|&s| c.pack(0, s)).collect();
+        let preds = PredRange::<u64>::build(1, &edges, c).unwrap();
+        let cells = [AtomicU32::new(cell::make(LOSS, 0, 2))];
+        let out = emit(&cells, &[0], &preds.view(), 2, bits, 0, 1 << 16);
+        assert_eq!(out[256], vec![5 | MSG_LOSS]);
+        assert_eq!(out[(1 << 16) - 1], vec![((1 << 24) - 1) | MSG_LOSS]);
+        assert_eq!(out[0], vec![3 | MSG_LOSS]);
+        assert_eq!(out[64], vec![MSG_LOSS]);
+        assert_eq!(out.iter().map(Vec::len).sum::<usize>(), 4);
+    }
+}

@@ -1,0 +1,180 @@
+//! Cells of an out-of-core tier held in memory from one attractor level to the next.
+//!
+//! Out of core, a range's cells live in a file that the attractor maps while it works on the
+//! range. Every level changes cells all over every range with work, and the kernel writes a
+//! mapped file's changed pages back within about 30 s, at once when the dirty pages pass its
+//! background threshold (about a tenth of the memory available). A tier whose cells are
+//! larger than that (n = 4, 18 seeds: 4.2 GB) had its cells written back at nearly every
+//! level, and each write-back made the next change fault again. So the attractor reads the
+//! cells of as many ranges as its share of the plan holds
+//! ([`crate::plan::budget::TierPlan::attractor_cells`]) into memory once, and writes them only
+//! when a checkpoint comes (into the range's other slot: the checkpointed slot is never
+//! changed, so they need no copy before their first change); when the attractor is done they
+//! go from memory into the tier's table.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU32;
+
+use bawo_games::error::{Error, Result};
+use bawo_store::bytes::map_mut;
+use memmap2::MmapMut;
+
+/// The cells of the ranges held in memory (`None` for a range left in its file).
+#[derive(Default)]
+pub struct HeldCells {
+    ranges: Vec<Option<Vec<u32>>>,
+    /// What the bytes given to [`HeldCells::load`] left beside the held cells.
+    spare: u64,
+}
+
+impl HeldCells {
+    /// Reads the cells of the ranges (files and lengths `ranges`, taken in order while they
+    /// fit) whose cells fit `bytes` together; the rest stay in their files.
+    pub fn load(ranges: impl IntoIterator<Item = (PathBuf, usize)>, bytes: u64) -> Result<Self> {
+        let mut left = bytes;
+        let mut held = Vec::new();
+        for (path, len) in ranges {
+            let need = 4 * len as u64;
+            if need > left || len == 0 {
+                held.push(None);
+                continue;
+            }
+            left -= need;
+            let mut cells = crate::work::huge::filled(len, 0u32);
+            let mut f = bawo_store::open_no_follow()
+                .read(true)
+                .open(&path)
+                .map_err(|e| Error::io(&path, e))?;
+            f.read_exact(bytes_of_mut(&mut cells))
+                .map_err(|e| Error::io(&path, e))?;
+            held.push(Some(cells));
+        }
+        Ok(HeldCells {
+            ranges: held,
+            spare: left,
+        })
+    }
+
+    /// Bytes of the share for held cells that they left unused (less than one range's cells,
+    /// unless every range is held): room the attractor may use for a while
+    /// (`crate::tier::emit_level`).
+    pub fn spare(&self) -> u64 {
+        self.spare
+    }
+
+    /// Whether range `r`'s cells are held.
+    pub fn holds(&self, r: usize) -> bool {
+        matches!(self.ranges.get(r), Some(Some(_)))
+    }
+
+    /// Ranges held.
+    pub fn count(&self) -> usize {
+        self.ranges.iter().filter(|c| c.is_some()).count()
+    }
+
+    /// Range `r`'s cells as atomics, if held.
+    pub fn cells(&mut self, r: usize) -> Option<&[AtomicU32]> {
+        let v = self.ranges.get_mut(r)?.as_mut()?;
+        // SAFETY: `AtomicU32` has the size and alignment of `u32`, and the exclusive borrow
+        // of the vector keeps every other access out while the view lives.
+        Some(unsafe { std::slice::from_raw_parts(v.as_mut_ptr() as *const AtomicU32, v.len()) })
+    }
+
+    /// Range `r`'s cells, if held.
+    pub fn words(&self, r: usize) -> Option<&[u32]> {
+        self.ranges.get(r)?.as_deref()
+    }
+
+    /// Writes range `r`'s cells to `path` (created or emptied first); nothing if not held.
+    pub fn write(&mut self, r: usize, path: &Path) -> Result<()> {
+        let Some(Some(cells)) = self.ranges.get_mut(r) else {
+            return Ok(());
+        };
+        let bytes = bytes_of_mut(cells);
+        bawo_store::fault::check_write(bytes.len(), path)?;
+        let mut f = bawo_store::open_no_follow()
+            .create(true)
+            .write(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        f.write_all(bytes).map_err(|e| Error::io(path, e))
+    }
+}
+
+/// The cells file at `path`, mapped for writing: the map in `kept` when it is of that file,
+/// else a new one, which `kept` holds from then on (the map of another file goes first, so
+/// that at most one cells file is mapped at a time).
+pub fn cells_map<'k>(
+    kept: &'k mut Option<(PathBuf, MmapMut)>,
+    path: &Path,
+) -> Result<&'k mut MmapMut> {
+    if kept.as_ref().is_none_or(|(p, _)| p != path) {
+        *kept = None;
+        *kept = Some((path.to_path_buf(), map_mut(path)?));
+    }
+    Ok(&mut kept.as_mut().expect("mapped above").1)
+}
+
+/// Range `r`'s cells: held in memory, else the file at `path` mapped in `kept` ([`cells_map`]).
+pub fn cells_view<'a>(
+    held: &'a mut HeldCells,
+    kept: &'a mut Option<(PathBuf, MmapMut)>,
+    r: usize,
+    path: &Path,
+) -> Result<&'a [AtomicU32]> {
+    if held.holds(r) {
+        return Ok(held.cells(r).expect("held"));
+    }
+    // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
+    Ok(unsafe { crate::tier::attractor::cells_of(cells_map(kept, path)?) })
+}
+
+fn bytes_of_mut(cells: &mut [u32]) -> &mut [u8] {
+    // SAFETY: any bytes are a valid `u32`, and the view borrows the cells exclusively.
+    unsafe { std::slice::from_raw_parts_mut(cells.as_mut_ptr() as *mut u8, 4 * cells.len()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn held_ranges_are_read_changed_and_written_back_within_their_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = Vec::new();
+        for r in 0..3u32 {
+            let words: Vec<u32> = (0..1000).map(|i| i * 3 + r).collect();
+            let p = dir.path().join(format!("c{r}"));
+            std::fs::write(&p, bawo_store::bytes::u32_bytes(&words)).unwrap();
+            files.push((p, 1000));
+        }
+        // Room for two ranges: the first two are held, the third stays in its file.
+        let mut held = HeldCells::load(files.clone(), 8000).unwrap();
+        assert!(held.holds(0) && held.holds(1) && !held.holds(2));
+        assert_eq!(held.count(), 2);
+        assert!(held.cells(2).is_none());
+        let c = held.cells(1).unwrap();
+        assert_eq!(c[7].load(Ordering::Relaxed), 22);
+        c[7].store(5, Ordering::Relaxed);
+        let out = dir.path().join("out");
+        held.write(1, &out).unwrap();
+        let back = std::fs::read(&out).unwrap();
+        assert_eq!(back.len(), 4000);
+        assert_eq!(u32::from_ne_bytes(back[28..32].try_into().unwrap()), 5);
+        assert_eq!(u32::from_ne_bytes(back[32..36].try_into().unwrap()), 25);
+        // A range not held writes nothing.
+        held.write(2, &dir.path().join("none")).unwrap();
+        assert!(!dir.path().join("none").exists());
+        assert_eq!(HeldCells::load(files.clone(), 0).unwrap().count(), 0);
+        // A smaller range after one that does not fit is held if it fits what is left.
+        let small = dir.path().join("small");
+        std::fs::write(&small, [0u8; 400]).unwrap();
+        let mut four = files;
+        four.push((small, 100));
+        let held = HeldCells::load(four, 8400).unwrap();
+        assert!(held.holds(0) && held.holds(1) && !held.holds(2) && held.holds(3));
+    }
+}

@@ -1,0 +1,661 @@
+//! One tier end to end, in phases that checkpoint and resume.
+//!
+//! | phase          | unit of work (checkpoint opportunity) | writes                                   |
+//! |----------------|---------------------------------------|------------------------------------------|
+//! | successors     | a block of positions                  | cell logs, edge logs by target range, due logs by level and range |
+//! | predecessors   | a range                               | the range's predecessor file             |
+//! | attractor      | a level                               | cells in place (copy-on-write per checkpoint), due logs |
+//! | finish         | the tier                              | the tier's table                          |
+//!
+//! A tier is cut into ranges of `2^range_bits` positions sized by the memory budget; every
+//! phase holds at most one range's data (plus buffers) at a time, and reads and writes its
+//! files sequentially. Append-only files are committed at checkpoints (length and CRC in the
+//! manifest) and cut back to that length on resume. Cells are changed in place during the
+//! attractor, but the first change to a range after a checkpoint happens in a copy (the other
+//! slot), so the checkpointed slot is never modified. Checkpoints are taken when the configured
+//! interval has passed since the last one, at the end of a unit of work; out of core also after
+//! every range of the predecessor phase and once the attractor is done.
+//!
+//! Work files go as soon as no checkpoint needs them, so that a tier's disk peaks at the
+//! larger of its two busiest moments rather than at their sum: a checkpoint deletes what it no
+//! longer names (edge logs of ranges whose predecessor lists are built, due logs of finished
+//! levels, each range's other cell slot, and after the attractor the predecessor files).
+//!
+//! Its modules: `pass` and `pass_tables` (successors), `blocksink`, `attractor` and
+//! `emit_level`, `messages`, `held`, `finish`, `checkpoint`, `slots` and `resume`, `tables`.
+
+pub mod attractor;
+pub(crate) mod blocksink;
+pub mod checkpoint;
+pub(crate) mod emit_level;
+pub mod finish;
+pub mod held;
+pub mod messages;
+pub mod pass;
+pub mod pass_tables;
+pub mod resume;
+pub mod slots;
+pub mod tables;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::counts::{TierCounts, TierTimings};
+use crate::plan::budget::{MemoryPlan, TierPlan};
+use crate::tier::attractor::apply_batches;
+use crate::tier::blocksink::{BlockSink, Logged};
+use crate::tier::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
+use crate::tier::held::{cells_view, HeldCells};
+use crate::tier::pass::pass_block;
+use crate::tier::pass_tables::PassTables;
+use crate::tier::tables::Tables;
+use crate::work::edgelog;
+use crate::work::graph::{EdgeCodec, Preds};
+use crate::work::predwrite::PredWriter;
+use crate::work::{LogName, Slot, WorkFile};
+use bawo_games::clock::{Spent, Stopwatch};
+use bawo_games::error::{Error, Result};
+use bawo_games::game::{Game, Tier};
+use bawo_store::append::AppendLog;
+use bawo_store::table;
+use bawo_store::Checksum;
+use memmap2::MmapMut;
+
+/// A solved tier: its table is on disk.
+pub struct SolvedTier {
+    /// The tier's counts.
+    pub counts: TierCounts,
+    /// Time of each pass.
+    pub timings: TierTimings,
+    /// The header of the tier's table.
+    pub header: table::TableHeader,
+    /// Bytes of the table file.
+    pub bytes: u64,
+}
+
+/// Progress hooks for the phases of a tier.
+pub trait TierProgress: Sync {
+    /// A phase starts with `total` units of work (`done` of them already done, on resume).
+    fn phase(&self, _name: &str, _total: u64, _done: u64) {}
+    /// `units` of work are done.
+    fn advance(&self, _units: u64) {}
+    /// Attractor level `level` decided `decided` positions.
+    fn level_done(&self, _level: u32, _decided: u64) {}
+}
+
+/// Progress reports that go nowhere.
+pub struct Silent;
+impl TierProgress for Silent {}
+
+/// How tiers are solved.
+#[derive(Clone, Debug)]
+pub struct TierOptions {
+    /// The run's memory plan: each tier's ranges, the message budget.
+    pub plan: MemoryPlan,
+    /// Least time between checkpoints inside a tier (zero: at every opportunity).
+    pub checkpoint_every: Duration,
+    /// Where tiers keep their work files (a `tier-K` folder each).
+    pub work_root: PathBuf,
+}
+
+/// What finished lower tiers offer the tier being solved.
+pub struct Lower<'a> {
+    /// The finished tiers below; each successor pass copies what its share of the plan holds
+    /// ([`PassTables`]) and frees it when the pass is over.
+    pub tables: &'a Tables,
+}
+
+/// One tier to solve: where its table goes and, when resuming, its checkpoint.
+pub struct TierTask<'a> {
+    /// The tier to solve.
+    pub tier: Tier,
+    /// The checkpoint to resume from, if any.
+    pub resume: Option<TierState>,
+    pub(crate) table_path: &'a Path,
+}
+
+/// Solves a tier (resuming from its checkpoint when given) and writes its table.
+pub fn solve_tier<G: Game>(
+    game: &G,
+    task: TierTask<'_>,
+    lower: &Lower<'_>,
+    opts: &TierOptions,
+    ckpt: &mut Checkpoints<'_>,
+    progress: &dyn TierProgress,
+) -> Result<SolvedTier> {
+    let TierTask {
+        tier,
+        resume,
+        table_path,
+    } = task;
+    let mut job = match resume {
+        Some(st) => Job::resume(game, tier, st, opts)?,
+        None => Job::start(game, tier, opts)?,
+    };
+    if job.st.phase == Phase::Successors {
+        let t = Stopwatch::start();
+        let share = opts.plan.tier(tier).map_or(0, |t| t.pass_share);
+        job.successors(lower, share, ckpt, progress)?;
+        (job.timings.successors, job.timings.cpu[0]) = split(t.spent());
+    }
+    if job.st.phase == Phase::Predecessors {
+        let t = Stopwatch::start();
+        // The plan's overlap holds for the ranges it planned (a resumed tier keeps its own).
+        let beside = opts.plan.tier(tier).is_some_and(|p| {
+            p.write_beside && p.range_bits == job.st.range_bits && p.wide == job.st.wide
+        });
+        job.predecessors(beside, ckpt, progress)?;
+        (job.timings.predecessors, job.timings.cpu[1]) = split(t.spent());
+    }
+    let t = Stopwatch::start();
+    let held_bytes = bawo_store::fault::held_cells()
+        .unwrap_or_else(|| opts.plan.tier(tier).map_or(0, |t| t.attractor_cells));
+    job.attract(held_bytes, ckpt, progress)?;
+    (job.timings.attractor, job.timings.cpu[2]) = split(t.spent());
+    let t = Stopwatch::start();
+    progress.phase("finish", job.ranges as u64, 0);
+    let fp = ckpt.manifest.fingerprint_value();
+    let (counts, header, bytes) = job.finish(table_path, fp, progress)?;
+    (job.timings.finish, job.timings.cpu[3]) = split(t.spent());
+    job.timings.in_tier_edges = job.st.in_tier_edges;
+    job.timings.ranges = job.ranges as u64;
+    Ok(SolvedTier {
+        counts,
+        timings: job.timings,
+        header,
+        bytes,
+    })
+}
+
+/// A phase's wall and CPU time, as [`TierTimings`] keeps them.
+fn split(s: Spent) -> (Duration, Duration) {
+    (s.wall, s.cpu)
+}
+
+/// A tier being solved: its checkpoint state and open work files. (Resuming one is in
+/// [`crate::tier::resume`].)
+pub(super) struct Job<'g, G: Game> {
+    pub(super) game: &'g G,
+    pub(super) tier: Tier,
+    pub(super) st: TierState,
+    pub(super) ranges: usize,
+    pub(super) cell_logs: Vec<Option<AppendLog>>,
+    pub(super) edge_logs: Vec<AppendLog>,
+    pub(super) due: BTreeMap<(u32, usize), AppendLog>,
+    /// Slot holding each range's current cells.
+    pub(super) slot: Vec<Slot>,
+    /// The current slot is referenced by the last checkpoint: copy before changing it.
+    pub(super) pinned: Vec<bool>,
+    /// Changed since the last checkpoint (its checksum must be taken again).
+    pub(super) dirty: Vec<bool>,
+    /// Predecessor files written since the last checkpoint (not yet synced).
+    pub(super) unsynced_preds: Vec<usize>,
+    /// One range: logs and predecessor lists stay in memory until a checkpoint needs them.
+    pub(super) resident: bool,
+    /// Out of core, the cells the attractor held in memory ([`crate::tier::held`]), kept for the
+    /// table.
+    pub(super) held: HeldCells,
+    /// Predecessor lists held in memory (resident tiers), with whether this run has written
+    /// them to their file yet (a checkpoint writes them; a stale file of a killed run is not
+    /// theirs).
+    pub(super) preds_mem: Vec<Option<(Preds, bool)>>,
+    pub(super) message_budget: u64,
+    pub(super) timings: TierTimings,
+    /// Files of consumed logs (due logs of finished levels): deleted once a checkpoint that
+    /// no longer names them is saved.
+    pub(super) consumed: Vec<PathBuf>,
+}
+
+impl<'g, G: Game> Job<'g, G> {
+    pub(super) fn range_len(&self, r: usize) -> usize {
+        let start = (r as u64) << self.st.range_bits;
+        (self.st.states - start).min(1u64 << self.st.range_bits) as usize
+    }
+
+    /// How this tier's indices split into ranges and its edges are packed.
+    pub(super) fn codec(&self) -> EdgeCodec {
+        EdgeCodec::new(self.st.wide, self.st.range_bits)
+    }
+
+    pub(super) fn path(&self, file: WorkFile) -> PathBuf {
+        self.st.work.join(file.name())
+    }
+
+    pub(super) fn cells_path(&self, r: usize) -> PathBuf {
+        self.path(WorkFile::Cells {
+            range: r,
+            slot: self.slot[r],
+        })
+    }
+
+    fn start(game: &'g G, tier: Tier, opts: &TierOptions) -> Result<Self> {
+        let states = game.tier_size(tier)?;
+        let &TierPlan {
+            range_bits, wide, ..
+        } = opts
+            .plan
+            .tier(tier)
+            .ok_or_else(|| Error::Internal(format!("tier {tier} is not in the memory plan")))?;
+        if !EdgeCodec::new(wide, range_bits).fits(states) {
+            return Err(Error::Internal(format!(
+                "the plan's indices do not fit tier {tier} of {states} positions"
+            )));
+        }
+        let work = opts.work_root.join(format!("tier-{tier:04}"));
+        // Left over from an earlier start of this tier: only the solver's own files go.
+        crate::work::remove_work_dir(&work)?;
+        std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, e))?;
+        let work = std::fs::canonicalize(&work).map_err(|e| Error::io(&work, e))?;
+        let ranges = states.div_ceil(1u64 << range_bits).max(1) as usize;
+        let st = TierState {
+            tier,
+            states,
+            range_bits,
+            wide,
+            phase: Phase::Successors,
+            next: 0,
+            work,
+            logs: BTreeMap::new(),
+            slots: Vec::new(),
+            preds: Vec::new(),
+            in_tier_edges: 0,
+            format: crate::tier::checkpoint::WORK_FORMAT,
+        };
+        let mut job = Job::empty(game, tier, st, ranges, opts.plan.messages);
+        for r in 0..ranges {
+            let p = job.path(WorkFile::Edges(r));
+            let log = AppendLog::create(&p)?;
+            job.edge_logs
+                .push(if job.resident { log.hold() } else { log });
+        }
+        Ok(job)
+    }
+
+    pub(super) fn empty(
+        game: &'g G,
+        tier: Tier,
+        st: TierState,
+        ranges: usize,
+        message_budget: u64,
+    ) -> Self {
+        Job {
+            game,
+            tier,
+            st,
+            ranges,
+            cell_logs: (0..ranges).map(|_| None).collect(),
+            edge_logs: Vec::new(),
+            due: BTreeMap::new(),
+            slot: vec![Slot::A; ranges],
+            pinned: vec![false; ranges],
+            dirty: vec![false; ranges],
+            unsynced_preds: Vec::new(),
+            resident: ranges == 1,
+            preds_mem: (0..ranges).map(|_| None).collect(),
+            held: HeldCells::default(),
+            message_budget,
+            timings: TierTimings::default(),
+            consumed: Vec::new(),
+        }
+    }
+
+    /// Notes the disk the work files take now (plus `extra` bytes of the tier's other files)
+    /// if it is the most so far: the tier's peak, which its report gives.
+    pub(super) fn note_disk(&mut self, extra: u64) {
+        let mut kinds = crate::plan::disk::work_disk(&self.st.work);
+        kinds.table = extra;
+        let now = kinds.total();
+        if now >= self.timings.peak_work_disk {
+            self.timings.peak_work_disk = now;
+            self.timings.peak_work = kinds;
+            self.timings.peak_phase = if extra > 0 {
+                "finish"
+            } else {
+                match self.st.phase {
+                    Phase::Successors => "successors",
+                    Phase::Predecessors => "predecessors",
+                    Phase::Attractor => "attractor",
+                }
+            };
+        }
+    }
+
+    /// What logs a passed block and queues due positions: the job's logs of cells and due
+    /// positions, borrowed apart from the edge logs the next block's pass appends to.
+    fn block_sink(&mut self) -> BlockSink<'_> {
+        BlockSink {
+            work: &self.st.work,
+            range_bits: self.st.range_bits,
+            resident: self.resident,
+            cell_logs: &mut self.cell_logs,
+            due: &mut self.due,
+        }
+    }
+
+    fn successors(
+        &mut self,
+        lower: &Lower<'_>,
+        share: u64,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<()> {
+        let block = 1u64 << self.st.range_bits.min(20);
+        let blocks = self.st.states.div_ceil(block);
+        progress.phase(
+            "successors",
+            self.st.states,
+            (self.st.next * block).min(self.st.states),
+        );
+        // A block logged beside the next one's pass is a second block's cells (4 bytes a
+        // position) and due pieces (under 8 bytes a position) beside the one the fixed
+        // overhead counts: they come out of the share for lower tiers, and a share too small
+        // for them logs each block before the next is passed.
+        let second_block = 12 * block;
+        let pipelined = share >= 4 * second_block;
+        let share = if pipelined {
+            share - second_block
+        } else {
+            share
+        };
+        // Lower tiers in memory for this pass only (freed at its end, below).
+        let pass_tables = PassTables::new(self.game, self.tier, lower.tables, share)?;
+        self.timings.lower = pass_tables.summary();
+        // A block's cells are logged and its due positions queued while the next block is
+        // passed (`rayon::join`): that serial work would otherwise leave a core idle between
+        // blocks. A checkpoint is taken only once no block is pending, so the logs it records
+        // (edges, cells, due lists) always cover the same blocks.
+        let mut pending: Option<Logged> = None;
+        let mut spare = Vec::new();
+        let mut passed = self.st.next;
+        while passed < blocks {
+            let start = passed * block;
+            let end = (start + block).min(self.st.states);
+            let mut cells = std::mem::take(&mut spare);
+            cells.clear();
+            cells.resize((end - start) as usize, 0u32);
+            let codec = self.codec();
+            let (game, tier, edge_logs) = (self.game, self.tier, &self.edge_logs);
+            let mut sink = BlockSink {
+                work: &self.st.work,
+                range_bits: self.st.range_bits,
+                resident: self.resident,
+                cell_logs: &mut self.cell_logs,
+                due: &mut self.due,
+            };
+            let (logged, out) = rayon::join(
+                || pending.take().map(|p| sink.log(p)).transpose(),
+                || {
+                    pass_block(
+                        game,
+                        tier,
+                        &pass_tables,
+                        start,
+                        &mut cells,
+                        codec,
+                        edge_logs,
+                    )
+                },
+            );
+            // A lower tier's file that could not be read looks unsolved to the pass.
+            let out = out.map_err(|e| pass_tables.take_failure().unwrap_or(e))?;
+            if let Some(buf) = logged? {
+                spare = buf;
+                self.st.next += 1;
+            }
+            self.st.in_tier_edges += out.edges;
+            passed += 1;
+            progress.advance(end - start);
+            pending = Some(Logged {
+                start,
+                cells,
+                due: out.due,
+            });
+            let due = ckpt.due();
+            if due || !pipelined {
+                if let Some(p) = pending.take() {
+                    spare = self.block_sink().log(p)?;
+                    self.st.next += 1;
+                }
+            }
+            if due {
+                self.checkpoint(ckpt)?;
+            }
+        }
+        if let Some(p) = pending.take() {
+            self.block_sink().log(p)?;
+            self.st.next += 1;
+        }
+        drop(pass_tables);
+        // The cell logs are complete: from here on they are the ranges' slot-a cells.
+        for log in self.cell_logs.iter_mut() {
+            if let Some(l) = log.take() {
+                l.flush()?;
+            }
+        }
+        for r in 0..self.ranges {
+            let path = self.path(LogName::Cells(r).file());
+            if !path.exists() {
+                return Err(Error::Internal(format!("range {r} has no cells")));
+            }
+        }
+        // The checksums are taken by the next checkpoint (every range is dirty).
+        self.st.slots = (0..self.ranges)
+            .map(|_| SlotRecord {
+                slot: Slot::A,
+                checksum: Default::default(),
+            })
+            .collect();
+        self.slot = vec![Slot::A; self.ranges];
+        self.dirty = vec![true; self.ranges];
+        // A checkpoint taken during the pass refers to these files.
+        let pinned = self.st.logs.keys().any(|k| matches!(k, LogName::Cells(_)));
+        self.pinned = vec![pinned; self.ranges];
+        self.st.phase = Phase::Predecessors;
+        self.st.next = 0;
+        self.note_disk(0);
+        Ok(())
+    }
+
+    /// Builds every range's predecessor lists; out of core with `write_beside`, each range's
+    /// file is written while the next range is built ([`crate::work::predwrite`]).
+    fn predecessors(
+        &mut self,
+        write_beside: bool,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<()> {
+        progress.phase("predecessors", self.ranges as u64, self.st.next);
+        // Out of core, a checkpoint deletes the edge logs of the ranges built before it; one
+        // after every range would wait for the disk (syncing the range's predecessor file and
+        // the manifest) as often as there are ranges, with a core idle. So one is taken once
+        // the built ranges' logs reach an eighth of the tier's (and after the last range):
+        // the disk holds at most that eighth beside the predecessor files
+        // ([`crate::plan::space::tier_disk`] counts it).
+        let all_edges: u64 = self.edge_logs.iter().map(AppendLog::len).sum();
+        let mut built_edges = 0u64;
+        let mut writer = PredWriter::default();
+        while (self.st.next as usize) < self.ranges {
+            let r = self.st.next as usize;
+            let log = &self.edge_logs[r];
+            let log_bytes = log.len();
+            let path = log.path().to_path_buf();
+            let len = self.range_len(r);
+            let codec = self.codec();
+            // Read twice, never decoded into memory whole: building holds the grouped edges
+            // and the result, what the memory plan counts. Every worker reads a run of the
+            // log's pieces: cut at pieces from memory (a resident tier's log), or at the
+            // appends the log marked in its file (each append is one piece), each run read
+            // with its own buffer.
+            let parts = 4 * rayon::current_num_threads();
+            let held = log.with_memory(|bytes| -> Result<Preds> {
+                let runs = edgelog::split(&path, bytes, parts)?;
+                Preds::build_parts(len, codec, runs.len(), &|k, f| {
+                    edgelog::for_each(codec, len, &path, &mut &bytes[runs[k].clone()], f)
+                })
+            });
+            let preds = match held {
+                Some(preds) => preds?,
+                None => log
+                    .with_runs(parts, |file, runs| {
+                        Preds::build_parts(len, codec, runs.len(), &|k, f| {
+                            let mut rd = bawo_store::append::reader_at(file, runs[k].clone());
+                            edgelog::for_each(codec, len, &path, &mut rd, f)
+                        })
+                    })?
+                    .ok_or_else(|| {
+                        Error::Internal(format!("range {r}'s edge log is neither held nor written"))
+                    })??,
+            };
+            let sum = if self.resident {
+                // Checksummed only if a checkpoint writes the file (most resident tiers
+                // finish without one): hashing the lists costs a tenth of building them.
+                self.preds_mem[r] = Some((preds, false));
+                Checksum(0)
+            } else if write_beside {
+                // Its checksum is filled in when the writer is done, before any checkpoint.
+                let done = writer.start(r, preds, self.path(WorkFile::Preds(r)))?;
+                self.written_preds(done);
+                Checksum(0)
+            } else {
+                let sum = preds.write(&self.path(WorkFile::Preds(r)), false)?;
+                self.unsynced_preds.push(r);
+                sum
+            };
+            self.st.preds.truncate(r);
+            self.st.preds.push(sum);
+            self.st.next += 1;
+            progress.advance(1);
+            self.note_disk(0);
+            built_edges += log_bytes;
+            let last = self.st.next as usize == self.ranges;
+            if (!self.resident && (last || built_edges >= all_edges.div_ceil(8))) || ckpt.due() {
+                let done = writer.finish()?;
+                self.written_preds(done);
+                self.checkpoint(ckpt)?;
+                built_edges = 0;
+            }
+        }
+        self.st.phase = Phase::Attractor;
+        self.st.next = 0;
+        // Edge logs are not needed any more; files left are deleted by the next checkpoint
+        // or with the work directory.
+        self.edge_logs.clear();
+        Ok(())
+    }
+
+    /// Records the checksum of a range whose file the writer finished (written and synced).
+    fn written_preds(&mut self, done: Option<(usize, Checksum)>) {
+        if let Some((r, sum)) = done {
+            self.st.preds[r] = sum;
+        }
+    }
+
+    fn levels_left(&self, from: u32) -> bool {
+        self.due.range((from, 0)..).any(|(_, log)| !log.is_empty())
+    }
+
+    /// The attractor; out of core the cells of as many ranges as `held_bytes` holds stay in
+    /// memory from level to level ([`crate::tier::held`]).
+    fn attract(
+        &mut self,
+        held_bytes: u64,
+        ckpt: &mut Checkpoints<'_>,
+        progress: &dyn TierProgress,
+    ) -> Result<()> {
+        let mut level = self.st.next as u32;
+        progress.phase("attractor", 0, 0);
+        let mut decided: u64 = 0;
+        // A tier of one range keeps its cells mapped from level to level: mapping them again
+        // at every level would fault every page in again. Out of core a range is mapped only
+        // while it is worked on.
+        let mut kept: Option<(PathBuf, MmapMut)> = None;
+        let mut held = if self.resident || !self.levels_left(level) {
+            std::mem::take(&mut self.held)
+        } else {
+            let files = (0..self.ranges).map(|r| (self.cells_path(r), self.range_len(r)));
+            HeldCells::load(files, held_bytes)?
+        };
+        self.timings.held_ranges = held.count() as u64;
+        while self.levels_left(level) {
+            // Step 1: messages from the positions due at this level, range by range.
+            let emitted = self.emit_level(level, &mut held, &mut kept)?;
+            let (mut msgs, direct) = (emitted.msgs, emitted.direct);
+            decided += emitted.decided;
+            if !self.resident {
+                kept = None;
+            }
+            self.note_disk(0);
+            // Step 2: apply them, range by range.
+            for r in 0..self.ranges {
+                let m = msgs.take(r)?;
+                let batches: Vec<&[u32]> = if m.is_empty() {
+                    direct.iter().map(Vec::as_slice).collect()
+                } else {
+                    m.iter().map(Vec::as_slice).collect()
+                };
+                if batches.is_empty() {
+                    continue;
+                }
+                if held.holds(r) {
+                    // Held cells are never the checkpointed slot: no copy before changing.
+                    self.dirty[r] = true;
+                } else {
+                    self.unpin(r)?;
+                }
+                let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r))?;
+                let newly = apply_batches(cells, &batches, level)
+                    .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
+                if !self.resident {
+                    kept = None;
+                }
+                self.block_sink().queue_batches(r, &newly)?;
+            }
+            msgs.cleanup();
+            // This level's due logs are read: their files go with the next checkpoint.
+            let done: Vec<(u32, usize)> = self
+                .due
+                .range((level, 0)..=(level, usize::MAX))
+                .map(|(&k, _)| k)
+                .collect();
+            for k in done {
+                if let Some(log) = self.due.remove(&k) {
+                    self.consumed.push(log.path().to_path_buf());
+                }
+            }
+            level += 1;
+            self.st.next = level as u64;
+            progress.level_done(level, decided);
+            let due = if self.resident {
+                ckpt.due()
+            } else {
+                ckpt.attractor_due()
+            };
+            if due {
+                self.write_held(&mut held)?;
+                self.checkpoint(ckpt)?;
+            }
+        }
+        self.timings.levels = level;
+        // Held cells go straight into the table: written to a slot and synced for a last
+        // checkpoint, they would cost their bytes and a wait for the disk. Else, out of core,
+        // one more checkpoint that names no predecessor file lets them go before the table is
+        // written beside the cells.
+        let holds = held.count() > 0;
+        self.held = held;
+        if !self.resident && !self.st.preds.is_empty() && !holds {
+            self.st.preds.clear();
+            self.checkpoint(ckpt)?;
+            for r in 0..self.ranges {
+                let path = self.path(WorkFile::Preds(r));
+                match std::fs::remove_file(&path) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(Error::io(&path, e))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,210 @@
+//! A range's predecessor lists as a file, read in place through a memory map.
+//!
+//! Offsets take 2 bytes per position instead of 4: the range is cut into blocks of
+//! [`BLOCK`] positions, each with its first offset (`u32`), and every position stores its
+//! offset from its block's first (`u16`). A range with a block whose lists exceed `u16`
+//! (never seen: 64 positions with 65,536 predecessors) falls back to plain `u32` offsets.
+//! Lookups stay random-access, so the attractor reads only the pages of the positions due.
+//!
+//! ```text
+//! file    := kind (u32 LE: 0 plain, 1 blocked) · positions (u32 LE) · offsets · padding · sources
+//! plain   := positions + 1 offsets (u32)
+//! blocked := blocks + 1 block offsets (u32, the last one the end) · positions offsets in their block (u16)
+//! ```
+//!
+//! The padding aligns the sources (`u32` or `u64`, see [`crate::work::graph::Source`]).
+
+use std::path::Path;
+
+use bawo_games::error::{Error, Result};
+use bawo_store::bytes::{as_u16, as_u32, u16_bytes, u32_bytes};
+
+/// Positions per block of offsets, as a power of two.
+pub const BLOCK_BITS: u32 = 6;
+/// Positions per block of offsets.
+pub const BLOCK: usize = 1 << BLOCK_BITS;
+
+const PLAIN: u32 = 0;
+const BLOCKED: u32 = 1;
+
+/// Where each target's list starts among a range's sources: plain (`len + 1` offsets, in
+/// memory), or in blocks as a file stores them.
+#[derive(Clone, Copy, Debug)]
+pub enum Offsets<'a> {
+    /// Offsets in memory, `len + 1` of them.
+    Plain(&'a [u32]),
+    /// Each block's first offset (and the end, last), and each position's offset from its
+    /// block's first.
+    Blocked {
+        /// Each block's first offset (and the end).
+        bases: &'a [u32],
+        /// Each position's offset from its block's first.
+        rel: &'a [u16],
+    },
+}
+
+/// The list of target `t < rel.len()` among a range's sources, from blocked offsets: one
+/// lookup's work, with no enum to match (the attractor matches once per level and range).
+#[inline]
+pub fn blocked_span(bases: &[u32], rel: &[u16], t: usize) -> std::ops::Range<usize> {
+    let start = bases[t >> BLOCK_BITS] as usize + rel[t] as usize;
+    let end = match rel.get(t + 1) {
+        Some(&r) => bases[(t + 1) >> BLOCK_BITS] as usize + r as usize,
+        None => bases[bases.len() - 1] as usize,
+    };
+    start..end
+}
+
+impl Offsets<'_> {
+    /// The offset of target `t` (`t` up to the range's length, whose offset is the end).
+    #[inline]
+    pub fn at(&self, t: usize) -> usize {
+        match *self {
+            Offsets::Plain(o) => o[t] as usize,
+            Offsets::Blocked { bases, rel } => match rel.get(t) {
+                Some(&r) => bases[t >> BLOCK_BITS] as usize + r as usize,
+                None => bases[bases.len() - 1] as usize,
+            },
+        }
+    }
+}
+
+/// The bytes of a file before its sources (kind, count, offsets, padding to `align`, the
+/// size of a source), from the `len + 1` plain offsets of a range.
+pub fn head(offsets: &[u32], align: usize) -> Vec<u8> {
+    let len = offsets.len() - 1;
+    let mut out = Vec::with_capacity(8 + 2 * len + 4 * (len / BLOCK + 2) + 8);
+    let mut bases: Vec<u32> = offsets.iter().step_by(BLOCK).copied().collect();
+    if !len.is_multiple_of(BLOCK) {
+        bases.push(offsets[len]);
+    }
+    let fits = (0..len).all(|t| offsets[t] - bases[t >> BLOCK_BITS] <= u16::MAX as u32);
+    out.extend_from_slice(&(if fits { BLOCKED } else { PLAIN }).to_le_bytes());
+    out.extend_from_slice(&(len as u32).to_le_bytes());
+    if fits {
+        out.extend_from_slice(u32_bytes(&bases));
+        let rel: Vec<u16> = (0..len)
+            .map(|t| (offsets[t] - bases[t >> BLOCK_BITS]) as u16)
+            .collect();
+        out.extend_from_slice(u16_bytes(&rel));
+    } else {
+        out.extend_from_slice(u32_bytes(offsets));
+    }
+    out.resize(out.len().next_multiple_of(align), 0);
+    out
+}
+
+/// Splits a mapped predecessor file of a range of `len` positions into its offsets and the
+/// bytes of its sources (aligned to `align`, the size of a source; checked against the
+/// offsets).
+pub fn parse<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+    len: usize,
+    align: usize,
+) -> Result<(Offsets<'a>, &'a [u8])> {
+    let short = || Error::corrupt(path, "predecessor file shorter than its offsets");
+    let word = |at: usize| -> Result<u32> {
+        let b = bytes.get(at..at + 4).ok_or_else(short)?;
+        Ok(u32::from_le_bytes(b.try_into().expect("4")))
+    };
+    let (kind, count) = (word(0)?, word(4)? as usize);
+    if count != len {
+        return Err(Error::corrupt(
+            path,
+            format!("predecessor file of {count} positions, expected {len}"),
+        ));
+    }
+    let (offsets, end, used) = match kind {
+        PLAIN => {
+            let used = 8 + 4 * (len + 1);
+            let o = as_u32(path, bytes.get(8..used).ok_or_else(short)?)?;
+            (Offsets::Plain(o), o[len], used)
+        }
+        BLOCKED => {
+            let blocks = len.div_ceil(BLOCK) + 1;
+            let at = 8 + 4 * blocks;
+            let used = at + 2 * len;
+            let bases = as_u32(path, bytes.get(8..at).ok_or_else(short)?)?;
+            let rel = as_u16(path, bytes.get(at..used).ok_or_else(short)?)?;
+            (Offsets::Blocked { bases, rel }, bases[blocks - 1], used)
+        }
+        _ => return Err(Error::corrupt(path, "unknown predecessor file kind")),
+    };
+    let head = used.next_multiple_of(align);
+    let sources = bytes.get(head..).ok_or_else(short)?;
+    if end as usize * align != sources.len() {
+        return Err(Error::corrupt(
+            path,
+            "predecessor offsets do not match the lists",
+        ));
+    }
+    Ok((offsets, sources))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Re-aligns file bytes through a `u64` buffer, as a page-aligned map would be.
+    fn aligned(bytes: &[u8]) -> Vec<u64> {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        for (i, b) in bytes.iter().enumerate() {
+            words[i / 8] |= (*b as u64) << (8 * (i % 8));
+        }
+        words
+    }
+
+    fn file_of(offsets: &[u32], sources: &[u32]) -> Vec<u64> {
+        let mut bytes = head(offsets, 4);
+        bytes.extend_from_slice(u32_bytes(sources));
+        let n = bytes.len();
+        let mut w = aligned(&bytes);
+        w.push(n as u64);
+        w
+    }
+
+    fn check(offsets: &[u32], blocked: bool) {
+        let len = offsets.len() - 1;
+        let sources: Vec<u32> = (0..offsets[len]).collect();
+        let w = file_of(offsets, &sources);
+        let n = *w.last().unwrap() as usize;
+        let bytes = &bawo_store::bytes::u64_bytes(&w)[..n];
+        let p = Path::new("preds-0.bin");
+        let (o, src) = parse(p, bytes, len, 4).unwrap();
+        assert_eq!(matches!(o, Offsets::Blocked { .. }), blocked);
+        assert_eq!(src.len(), 4 * sources.len());
+        for (t, &want) in offsets.iter().enumerate() {
+            assert_eq!(o.at(t), want as usize, "target {t}");
+        }
+        if let Offsets::Blocked { bases, rel } = o {
+            for t in 0..len {
+                let want = offsets[t] as usize..offsets[t + 1] as usize;
+                assert_eq!(blocked_span(bases, rel, t), want, "span of {t}");
+            }
+        }
+        assert!(parse(p, bytes, len + 1, 4).is_err());
+        assert!(parse(p, &bytes[..n - 4], len, 4).is_err() || offsets[len] == 0);
+    }
+
+    #[test]
+    fn offsets_round_trip_in_blocks_and_plain_when_a_block_is_too_full() {
+        // Lengths around a block's edge, lists of every size.
+        for len in [0usize, 1, 63, 64, 65, 200] {
+            let offsets: Vec<u32> = (0..=len as u32).map(|t| t * (t % 5) / 2).collect();
+            let mut o = offsets.clone();
+            o.iter_mut().fold(0, |acc, x| {
+                *x += acc;
+                *x
+            });
+            check(&o, true);
+        }
+        // 70,000 predecessors in one block: plain offsets.
+        let mut o: Vec<u32> = vec![0, 70_000];
+        o.extend((0..100).map(|i| 70_001 + i));
+        check(&o, false);
+        // Fewer bytes than plain offsets.
+        let o: Vec<u32> = (0..=1000).collect();
+        assert!(head(&o, 4).len() < 2 * 4 * 1000 / 3);
+    }
+}
