@@ -19,13 +19,16 @@ const BDB_BYTES: f64 = 0.25;
 /// files are the cells (4 bytes per position), written once.
 const RESIDENT_WORK_BYTES: f64 = 4.0;
 /// Out of core, per position: working cells (4), written once by the successor pass and
-/// again as a range's copy before its first change after a checkpoint.
+/// again as a range's copy before its first change after a checkpoint, except the ranges the
+/// attractor holds in memory (written to their other slot only at a checkpoint that finds
+/// them changed, and not at all at the end: they go straight into the table).
 const CELL_BYTES: f64 = 4.0;
 /// Due logs: positions queued for the attractor's levels, as sorted varint gaps
-/// ([`crate::work::duelog`]; Bawo `n = 4` under `--mem 512M` wrote 3 bytes per position less than
-/// with 4-byte entries, so about a byte each; two here for sparser ranges. Most positions are
-/// queued once, and the logs of finished levels are deleted as checkpoints pass them).
-const DUE_BYTES: f64 = 2.0;
+/// ([`crate::work::duelog`]; Bawo `n = 4`, 15 seeds under `--mem 512M` held 1.07 bytes per
+/// stored position of them at its peak; a quarter more here for sparser ranges. Most
+/// positions are queued once, and the logs of finished levels are deleted as checkpoints pass
+/// them).
+const DUE_BYTES: f64 = 1.25;
 /// An in-tier edge in its log ([`crate::work::edgelog`]): a varint of its source's step and its
 /// target's offset (measured: 4.5 bytes on Bawo `n = 4`; the planner's edges per position
 /// carry a margin of a quarter, which covers the rest).
@@ -81,12 +84,15 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         } else {
             per_stored(CELL_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
         };
-        let in_attractor = per_stored(2.0 * CELL_BYTES, 0.0, preds, DUE_BYTES);
+        // The second copy of the cells, for the ranges the attractor does not hold.
+        let held = (tp.attractor_cells as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
+        let copies = 2.0 - held;
+        let in_attractor = per_stored(copies * CELL_BYTES, 0.0, preds, DUE_BYTES);
         let peak = [at_successors, at_predecessors, in_attractor]
             .into_iter()
             .max_by_key(WorkDisk::total)
             .unwrap_or_default();
-        (peak, 2.0 * CELL_BYTES + edges + preds + DUE_BYTES)
+        (peak, copies * CELL_BYTES + edges + preds + DUE_BYTES)
     };
     let table = (TABLE_BYTES * stored) as u64;
     let bdb = (BDB_BYTES * stored) as u64;
