@@ -9,7 +9,7 @@ use std::path::Path;
 use bawo_db::Manifest;
 
 use crate::common;
-use common::cli::{assert_fails, assert_ok, bawo, bawo_stdin, text};
+use common::cli::{assert_fails, assert_ok, bawo, bawo_env, bawo_stdin, json, text};
 use common::run_dir::scratch;
 
 const GAME: [&str; 6] = ["--n", "2", "--lap-cap", "8", "--seeds", "8"];
@@ -328,4 +328,33 @@ fn plan_messages_say_what_they_mean() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn a_run_stopped_inside_a_tier_is_read_as_unfinished_not_damaged() {
+    // Regression: the readers kept the solver's checkpoint with its keys sorted, so its
+    // checksum never matched and every run stopped inside a tier read as damaged.
+    let t = scratch("bawo-trust-");
+    let run = t.path().join("run");
+    let mut args = vec!["solve", "--quiet", "--checkpoint-secs", "0", "--out"];
+    args.push(run.to_str().unwrap());
+    args.extend_from_slice(&GAME);
+    let _ = bawo_env(&args, &[("BAWO_ABORT_AFTER_CHECKPOINTS", "12".to_string())]);
+    let m = common::run_dir::manifest(&run);
+    assert_eq!(m["complete"], false);
+    assert!(
+        m["current"].is_object(),
+        "the run stopped inside a tier: {m}"
+    );
+    let stats = json(&bawo(&["stats", "--json", "--db", run.to_str().unwrap()]));
+    assert_eq!(stats["complete"], false, "{stats}");
+    let out = bawo(&[
+        "query",
+        "--db",
+        run.to_str().unwrap(),
+        "--board",
+        "0,0,0,1,0,0,0,0",
+    ]);
+    assert_ok(&out, "query of a finished tier");
+    assert_fails(&db_cmd("verify", &run), 1, "unfinished", "verify");
 }
