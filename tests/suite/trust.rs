@@ -242,6 +242,29 @@ fn compact_writes_only_a_new_directory_outside_its_finished_source() {
         std::fs::read_to_string(o.join("notes.txt")).unwrap(),
         "mine"
     );
+    // Even a user's file named like a compaction's own, in a folder with no manifest: only
+    // the tier files a compaction's ledger records count as its leftovers.
+    let o = t.path().join("users-tier");
+    std::fs::create_dir_all(&o).unwrap();
+    std::fs::write(o.join("tier-0003.bdb"), "mine").unwrap();
+    assert_fails(
+        &compact(&db, &o),
+        2,
+        "not empty",
+        "compact over a user's tier-0003.bdb",
+    );
+    assert_eq!(
+        std::fs::read_to_string(o.join("tier-0003.bdb")).unwrap(),
+        "mine"
+    );
+    // A compaction killed before its manifest: the next one takes its files as its own.
+    let o = t.path().join("killed");
+    assert_ok(&compact(&db, &o), "compact");
+    std::fs::remove_file(o.join("manifest.json")).unwrap();
+    assert_ok(
+        &compact(&db, &o),
+        "compact over a killed compaction's tier files",
+    );
     // Inside the source, or holding it.
     let inside = db.join("sub");
     assert_fails(
