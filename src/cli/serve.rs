@@ -1,6 +1,7 @@
 //! `serve`: the web explorer over finished databases (the server lives in [`bawo_serve`]).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::Args;
 
@@ -21,12 +22,15 @@ pub struct ServeArgs {
     /// leave the rest to other work on the machine.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Seconds a client may take to send a request's head (and may stay idle between
+    /// requests) before its connection is closed.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout: u64,
 }
 
 pub fn run(a: ServeArgs) -> Result<()> {
-    serve(ServeConfig {
-        addr: ServeConfig::parse_addr(&a.addr)?,
-        dbs: a.db,
-        threads: a.threads,
-    })
+    let mut config = ServeConfig::new(a.db, ServeConfig::parse_addr(&a.addr)?);
+    config.threads = a.threads;
+    config.header_timeout = Duration::from_secs(a.header_timeout);
+    serve(config)
 }

@@ -97,13 +97,13 @@ fn compacted_databases_answer_as_their_sources_in_every_game() {
         let o = bawo(&["verify", "--db", out.to_str().unwrap()]);
         assert_ok(&o, what);
         assert!(text(&o.stdout).contains("0 disagree"), "{what}");
-        // Only the database: its manifest and one file per tier.
+        // Only the database: its manifest, one file per tier and the ledger naming them.
         assert!(!out.join("lock").exists(), "{what}: the lock was left");
         let names: Vec<String> = snapshot(&out).into_keys().collect();
         assert!(
             names
                 .iter()
-                .all(|n| n == "manifest.json" || n.ends_with(".bdb")),
+                .all(|n| n == "manifest.json" || n == "owned.json" || n.ends_with(".bdb")),
             "{names:?}"
         );
     }
@@ -263,9 +263,13 @@ fn a_damaged_source_fails_and_leaves_no_database() {
         !out.join("manifest.json").exists(),
         "a manifest was written"
     );
-    // No temporary file is left behind either.
+    // No temporary file is left behind either (the tier files written are in the ledger).
     let left: Vec<String> = snapshot(&out).into_keys().collect();
-    assert!(left.iter().all(|n| n.ends_with(".bdb")), "{left:?}");
+    assert!(
+        left.iter()
+            .all(|n| n == "owned.json" || n.ends_with(".bdb")),
+        "{left:?}"
+    );
 
     let missing = tmp.path().join("missing");
     let o = compact(&missing, &tmp.path().join("out2"), &[]);

@@ -36,6 +36,7 @@ mod paper_experiments;
 mod resume;
 mod serve_api;
 mod serve_browser;
+mod serve_trust;
 mod symmetry;
 mod trust;
 mod wide_tiers;

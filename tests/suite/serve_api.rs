@@ -25,12 +25,7 @@ fn local() -> SocketAddr {
 }
 
 fn serve(dbs: &[PathBuf]) -> RunningServer {
-    start(ServeConfig {
-        dbs: dbs.to_vec(),
-        addr: local(),
-        threads: 0,
-    })
-    .unwrap()
+    start(ServeConfig::new(dbs.to_vec(), local())).unwrap()
 }
 
 /// Query strings of a sample of every tier's positions (every `step`-th index).

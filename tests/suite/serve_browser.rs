@@ -281,11 +281,10 @@ async fn the_page_shows_the_database_and_plays_moves() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let dirs = three_dbs(tmp.path());
-    let server = start(ServeConfig {
-        dbs: dirs.clone(),
-        addr: "127.0.0.1:0".parse::<SocketAddr>().unwrap(),
-        threads: 0,
-    })
+    let server = start(ServeConfig::new(
+        dirs.clone(),
+        "127.0.0.1:0".parse::<SocketAddr>().unwrap(),
+    ))
     .unwrap();
     let base = server.url();
     let driver = start_driver(&driver_path);

@@ -9,7 +9,7 @@ use std::path::Path;
 use bawo_db::Manifest;
 
 use crate::common;
-use common::cli::{assert_fails, assert_ok, bawo, bawo_stdin, text};
+use common::cli::{assert_fails, assert_ok, bawo, bawo_env, bawo_stdin, json, text};
 use common::run_dir::scratch;
 
 const GAME: [&str; 6] = ["--n", "2", "--lap-cap", "8", "--seeds", "8"];
@@ -242,6 +242,29 @@ fn compact_writes_only_a_new_directory_outside_its_finished_source() {
         std::fs::read_to_string(o.join("notes.txt")).unwrap(),
         "mine"
     );
+    // Even a user's file named like a compaction's own, in a folder with no manifest: only
+    // the tier files a compaction's ledger records count as its leftovers.
+    let o = t.path().join("users-tier");
+    std::fs::create_dir_all(&o).unwrap();
+    std::fs::write(o.join("tier-0003.bdb"), "mine").unwrap();
+    assert_fails(
+        &compact(&db, &o),
+        2,
+        "not empty",
+        "compact over a user's tier-0003.bdb",
+    );
+    assert_eq!(
+        std::fs::read_to_string(o.join("tier-0003.bdb")).unwrap(),
+        "mine"
+    );
+    // A compaction killed before its manifest: the next one takes its files as its own.
+    let o = t.path().join("killed");
+    assert_ok(&compact(&db, &o), "compact");
+    std::fs::remove_file(o.join("manifest.json")).unwrap();
+    assert_ok(
+        &compact(&db, &o),
+        "compact over a killed compaction's tier files",
+    );
     // Inside the source, or holding it.
     let inside = db.join("sub");
     assert_fails(
@@ -328,4 +351,33 @@ fn plan_messages_say_what_they_mean() {
         "{}",
         text(&out.stderr)
     );
+}
+
+#[test]
+fn a_run_stopped_inside_a_tier_is_read_as_unfinished_not_damaged() {
+    // Regression: the readers kept the solver's checkpoint with its keys sorted, so its
+    // checksum never matched and every run stopped inside a tier read as damaged.
+    let t = scratch("bawo-trust-");
+    let run = t.path().join("run");
+    let mut args = vec!["solve", "--quiet", "--checkpoint-secs", "0", "--out"];
+    args.push(run.to_str().unwrap());
+    args.extend_from_slice(&GAME);
+    let _ = bawo_env(&args, &[("BAWO_ABORT_AFTER_CHECKPOINTS", "12".to_string())]);
+    let m = common::run_dir::manifest(&run);
+    assert_eq!(m["complete"], false);
+    assert!(
+        m["current"].is_object(),
+        "the run stopped inside a tier: {m}"
+    );
+    let stats = json(&bawo(&["stats", "--json", "--db", run.to_str().unwrap()]));
+    assert_eq!(stats["complete"], false, "{stats}");
+    let out = bawo(&[
+        "query",
+        "--db",
+        run.to_str().unwrap(),
+        "--board",
+        "0,0,0,1,0,0,0,0",
+    ]);
+    assert_ok(&out, "query of a finished tier");
+    assert_fails(&db_cmd("verify", &run), 1, "unfinished", "verify");
 }

@@ -22,6 +22,7 @@ use super::layout::file_name;
 use crate::manifest::Manifest;
 use bawo_games::error::{Error, InputError, Result};
 use bawo_store::bytes::{as_u16, map_file_ro, u16_bytes};
+use bawo_store::ledger::{self, Ledger};
 use bawo_store::manifest::FileRecord;
 
 /// Smallest and largest block the compactor writes (positions, powers of two): below 2^12
@@ -95,6 +96,9 @@ pub fn compact(
     // The lock a solve takes: two compactions into one --out cannot both write it.
     let _lock = bawo_store::lock::acquire(out)?;
     remove_leftovers(out)?;
+    // Each tier file is recorded before it is written, so that a compaction killed before
+    // its manifest leaves files the next one knows as its own.
+    let mut owned = Ledger::load(out).ok().flatten().unwrap_or_default();
     let fp = manifest.fingerprint_value();
     let mut next = manifest.clone();
     let mut done = Compacted::default();
@@ -107,6 +111,7 @@ pub fn compact(
             ))
         })?;
         let source = BdbFile::open(&src.join(&old.file), rec.tier, rec.counts.states, fp)?;
+        owned.record_file(out, &file_name(rec.tier))?;
         let new = reencode(&source, old, out, opts, fp)?;
         source.release();
         done.tiers += 1;
@@ -147,9 +152,10 @@ pub fn check_options(opts: &EncodeOptions) -> Result<()> {
 }
 
 /// Creates `out` if missing. An existing `out` must be a directory that holds nothing but
-/// what a compaction killed before its manifest leaves (tier files, its temporary files, the
-/// lock): a user's files are never overwritten. `out` must be neither `src`, nor inside it,
-/// nor hold it.
+/// what a compaction killed before its manifest leaves (the tier files its ledger records,
+/// its temporary files, the ledger, the lock): a user's files are never overwritten, however
+/// much their names look like a compaction's. `out` must be neither `src`, nor inside it, nor
+/// hold it.
 fn prepare_out(src: &Path, out: &Path) -> Result<()> {
     let src = src.canonicalize().map_err(|e| Error::io(src, e))?;
     match std::fs::symlink_metadata(out) {
@@ -170,11 +176,14 @@ fn prepare_out(src: &Path, out: &Path) -> Result<()> {
                     out.display()
                 )));
             }
+            // A damaged ledger vouches for nothing.
+            let owned = Ledger::load(out).ok().flatten().unwrap_or_default();
             let entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
             for e in entries {
                 let e = e.map_err(|e| Error::io(out, e))?;
                 let name = e.file_name().to_string_lossy().into_owned();
-                if !is_own_file(&name) {
+                let recorded = owned.files.contains(&name) || name == ledger::FILE;
+                if !is_own_file(&name) || (is_tier_file(&name) && !recorded) {
                     return Err(bad(format!(
                         "--out {} is not empty (it holds {}); choose a new or empty directory",
                         out.display(),
@@ -229,15 +238,17 @@ fn check_apart(src: &Path, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether `name` is a tier file's name, `tier-KKKK.bdb`.
+fn is_tier_file(name: &str) -> bool {
+    name.strip_prefix("tier-")
+        .and_then(|r| r.strip_suffix(".bdb"))
+        .is_some_and(|k| k.len() >= 4 && k.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// Whether `name` is a file a compaction writes into `out`: a tier file, the temporary file
-/// of one (`.tier-KKKK.bdb.XXXXXX.tmp`), the lock.
+/// of one (`.tier-KKKK.bdb.XXXXXX.tmp`), the ledger, the lock.
 fn is_own_file(name: &str) -> bool {
-    let tier_bdb = |n: &str| {
-        n.strip_prefix("tier-")
-            .and_then(|r| r.strip_suffix(".bdb"))
-            .is_some_and(|k| k.len() >= 4 && k.bytes().all(|b| b.is_ascii_digit()))
-    };
-    name == "lock" || tier_bdb(name) || is_own_temp(name, tier_bdb)
+    name == "lock" || name == ledger::FILE || is_tier_file(name) || is_own_temp(name, is_tier_file)
 }
 
 fn is_own_temp(name: &str, tier_bdb: impl Fn(&str) -> bool) -> bool {

@@ -6,6 +6,7 @@
 //! | [`encode`] | a tier's entries into a `.bdb` file                               |
 //! | [`block`]  | one decoded block                                                 |
 //! | [`layout`] | the `.bdb` byte layout the writer and the reader share            |
+//! | [`source`] | a file's bytes mapped, or read with `pread` where files may change under a server |
 //! | [`cache`]  | decoded blocks kept for repeated probes                           |
 //! | [`prefix`] | a block decompressed only as far as one probe needs               |
 //! | [`dontcare`] | positions whose entry follows from one ply: stored as anything, recovered by probes |
@@ -52,6 +53,7 @@ pub mod prefix;
 pub mod probe;
 pub mod sample;
 pub mod sink;
+pub mod source;
 pub mod stats;
 pub mod stored;
 pub mod verify;
@@ -65,6 +67,7 @@ use serde::Serialize;
 use cache::BlockCache;
 use format::BdbFile;
 pub use probe::Probe;
+pub use source::Access;
 
 pub use bawo_games::{
     with_game, AnyGame, Bao, BaoPosition, BaoRules, Bawo, BawoPosition, BawoRules, Entry, Error,
@@ -128,6 +131,7 @@ pub struct Database {
     game: AnyGame,
     open: Mutex<HashMap<Tier, Arc<BdbFile>>>,
     cache: BlockCache,
+    access: Access,
 }
 
 impl Database {
@@ -138,6 +142,12 @@ impl Database {
 
     /// Opens a database whose block cache keeps up to `cache_bytes` of decoded blocks.
     pub fn open_with_cache(dir: &Path, cache_bytes: usize) -> Result<Database> {
+        Self::open_with(dir, cache_bytes, Access::Map)
+    }
+
+    /// Opens a database that reads its tier files by `access` (a server that must outlive
+    /// files changing under it reads them, [`Access::Read`]).
+    pub fn open_with(dir: &Path, cache_bytes: usize, access: Access) -> Result<Database> {
         if !dir.is_dir() {
             return Err(Error::Missing(format!(
                 "{} is not a directory holding a database",
@@ -165,6 +175,7 @@ impl Database {
             game,
             open: Mutex::new(HashMap::new()),
             cache: BlockCache::new(cache_bytes),
+            access,
         })
     }
 
@@ -234,7 +245,7 @@ impl Database {
             ))
         })?;
         let path = self.dir.join(&bdb.file);
-        let f = BdbFile::open(&path, tier, record.counts.states, fp)?;
+        let f = BdbFile::open_with(&path, self.access, tier, record.counts.states, fp)?;
         if f.stored_checksum() != bdb.checksum {
             return Err(Error::corrupt(
                 &path,

@@ -7,6 +7,8 @@
 //! | [`shapes`]  | the JSON objects the API returns (the shapes of the commands' `--json`) |
 //! | [`line`](mod@line) | the perfect-play line: the winner hurries, the loser delays        |
 //! | [`routes`]  | the router: API handlers, the embedded page, 404s, size limits     |
+//! | [`guard`]   | what every request passes: size limits, and every error as JSON    |
+//! | [`listen`]  | the accept loop: header deadline, shutdown with a grace deadline   |
 //! | [`page`]    | the page's files, compiled into the binary                         |
 //!
 //! Nothing is read from disk but the databases named on the command line, and those only
@@ -16,7 +18,9 @@
 //! so that a burst of requests cannot decode more blocks at once than that (memory stays
 //! bounded by the block cache plus those in-flight blocks).
 
+pub mod guard;
 pub mod line;
+pub mod listen;
 pub mod page;
 pub mod params;
 pub mod routes;
@@ -26,6 +30,7 @@ pub mod shapes;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use bawo_games::error::{Error, Result};
 pub use routes::router;
@@ -41,6 +46,10 @@ pub use served::Served;
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8080";
 /// Most threads probing databases at once.
 pub const BLOCKING_THREADS: usize = 16;
+/// Longest wait for a request's head (and for the next request on an idle connection).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long requests in flight may take after Ctrl-C or SIGTERM before the server exits.
+pub const GRACE: Duration = Duration::from_secs(1);
 
 /// What `bawo serve` was asked to serve, and where.
 #[derive(Clone, Debug)]
@@ -51,9 +60,28 @@ pub struct ServeConfig {
     pub addr: SocketAddr,
     /// Threads answering requests; 0 picks one per core, at most [`MAX_WORKERS`].
     pub threads: usize,
+    /// Longest wait for a request's head ([`HEADER_TIMEOUT`] by default).
+    pub header_timeout: Duration,
 }
 
 impl ServeConfig {
+    /// Serves `dbs` on `addr`, one thread per core, with the default deadlines.
+    pub fn new(dbs: Vec<PathBuf>, addr: SocketAddr) -> ServeConfig {
+        ServeConfig {
+            dbs,
+            addr,
+            threads: 0,
+            header_timeout: HEADER_TIMEOUT,
+        }
+    }
+
+    fn limits(&self) -> listen::Limits {
+        listen::Limits {
+            header: self.header_timeout,
+            grace: GRACE,
+        }
+    }
+
     /// Parses `--addr` text, refusing anything that is not `IP:PORT` as a usage error.
     pub fn parse_addr(text: &str) -> Result<SocketAddr> {
         text.parse().map_err(|_| {
@@ -114,14 +142,14 @@ fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
 }
 
 /// Opens the databases, listens on `config.addr`, prints the address and serves until Ctrl-C
-/// (then finishes the requests in flight and returns).
+/// or SIGTERM (then gives the requests in flight [`GRACE`] to finish and returns).
 pub fn serve(config: ServeConfig) -> Result<()> {
     let served = Served::open(&config.dbs)?;
-    warn_unfinished(&served);
+    served.warn_at_start();
     let rt = runtime(config.threads)?;
-    let listener = {
+    let (listener, stop) = {
         let _inside = rt.enter();
-        bind(config.addr)?
+        (bind(config.addr)?, stop_signals()?)
     };
     let addr = listener
         .local_addr()
@@ -138,46 +166,29 @@ pub fn serve(config: ServeConfig) -> Result<()> {
         "bawo serve: http://{addr}/ ({})",
         served.names().join(", ")
     );
-    rt.block_on(run(listener, served, async {
-        // Without a signal handler there is nothing to wait for but the process's end.
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }))?;
+    let limits = config.limits();
+    rt.block_on(listen::run(listener, router(served), limits, stop));
+    // A probe still running on the blocking pool is not waited for.
+    rt.shutdown_timeout(Duration::from_millis(100));
     crate::note(format_args!("bawo serve: stopped"));
     Ok(())
 }
 
-/// Serves `served` on `listener` until `shutdown` completes, then finishes the requests in
-/// flight. Each connection sends its responses at once (`TCP_NODELAY`), so a small
-/// response never waits for the acknowledgement of the one before it.
-async fn run(
-    listener: tokio::net::TcpListener,
-    served: Served,
-    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<()> {
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        // Only a matter of speed: a socket that refuses it still serves.
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router(served))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| Error::Internal(format!("server stopped: {e}")))
-}
-
-/// Says on standard error which databases are runs stopped part-way: their unfinished tiers
-/// answer 400, and `/api/dbs` marks them `"complete": false`.
-fn warn_unfinished(served: &Served) {
-    for d in served.all() {
-        if let Some(note) = bawo_db::coverage::unfinished_note(&d.db) {
-            crate::note(format_args!(
-                "bawo serve: warning: {} ({note}); only positions of finished tiers have values",
-                d.name
-            ));
+/// A future that completes on the first Ctrl-C (SIGINT) or SIGTERM. The handlers are in place
+/// when this returns (call inside the runtime, before the address is printed), so a signal
+/// sent as soon as the server is announced stops it cleanly rather than killing it.
+fn stop_signals() -> Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let handler =
+        |kind| signal(kind).map_err(|e| Error::Internal(format!("cannot listen for signals: {e}")));
+    let mut term = handler(SignalKind::terminate())?;
+    let mut int = handler(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
         }
-    }
+    })
 }
 
 /// A server running on its own threads (tests, the load script); dropping it shuts it down.
@@ -234,10 +245,13 @@ pub fn start(config: ServeConfig) -> Result<RunningServer> {
         .local_addr()
         .map_err(|e| Error::Internal(format!("cannot read the bound address: {e}")))?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let limits = config.limits();
     let thread = std::thread::spawn(move || {
-        rt.block_on(run(listener, served, async {
+        rt.block_on(listen::run(listener, router(served), limits, async {
             let _ = rx.await;
-        }))
+        }));
+        rt.shutdown_timeout(Duration::from_millis(100));
+        Ok(())
     });
     Ok(RunningServer {
         addr,

@@ -4,6 +4,8 @@
 //! `hands`, `houses`, `start` and `after` (moves played first, comma-separated). Unknown keys
 //! are refused, so a typo is a 400 rather than a silently different position.
 
+use std::path::Path;
+
 use axum::http::StatusCode;
 use serde::Deserialize;
 
@@ -51,20 +53,49 @@ impl ApiError {
 
 impl From<Error> for ApiError {
     /// Input errors are the client's (400); anything else is the server's (500), as the
-    /// command line splits exit codes 2 and 1.
+    /// command line splits exit codes 2 and 1. A server error is logged whole on standard
+    /// error; the client is told what failed without the server's paths.
     fn from(e: Error) -> ApiError {
         if e.is_input() {
-            ApiError::bad_request(e.to_string())
-        } else {
-            ApiError::internal(e.to_string())
+            return ApiError::bad_request(api_words(&e.to_string()));
         }
+        crate::note(format_args!("bawo serve: error: {e}"));
+        let file = |p: &Path| {
+            p.file_name()
+                .map_or_else(String::new, |f| f.to_string_lossy().into_owned())
+        };
+        ApiError::internal(match &e {
+            Error::Corrupt { path, why } => format!("{} is damaged: {why}", file(path)),
+            Error::Io { path, source } => format!("{} cannot be read: {source}", file(path)),
+            Error::Missing(_) => {
+                "a file of this database is missing (the server's log names it)".into()
+            }
+            _ => "the server failed to answer (its log says why)".into(),
+        })
     }
 }
 
 impl From<InputError> for ApiError {
     fn from(e: InputError) -> ApiError {
-        ApiError::bad_request(e.0)
+        ApiError::bad_request(api_words(&e.0))
     }
+}
+
+/// The games' parsers are shared with the command line and name its flags (`--board`,
+/// `--hands 22,22`); the API's keys are spelled without dashes (`board`, `hands=22,22`).
+pub(crate) fn api_words(message: &str) -> String {
+    const WORDS: [(&str, &str); 7] = [
+        ("--hands 22,22", "hands=22,22"),
+        ("--game bao", "a bao database"),
+        ("--to-move", "to_move"),
+        ("--board", "board"),
+        ("--hands", "hands"),
+        ("--houses", "houses"),
+        ("--after", "after"),
+    ];
+    WORDS
+        .iter()
+        .fold(message.to_string(), |m, (flag, key)| m.replace(flag, key))
 }
 
 impl From<Lookup> for ApiError {
@@ -103,6 +134,12 @@ pub struct PositionQuery {
     /// `/api/line` only: most plies to play.
     pub limit: Option<String>,
 }
+
+/// The query string of `/api/dbs`, which takes no key: an unknown key is refused, as by the
+/// other endpoints.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoQuery {}
 
 /// The query string of the database endpoints.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -193,6 +230,18 @@ mod tests {
         assert!(flag(&Some("".into()), "start").unwrap());
         assert!(!flag(&Some("0".into()), "start").unwrap());
         assert!(flag(&Some("yes please".into()), "start").is_err());
+    }
+
+    #[test]
+    fn api_messages_name_keys_not_flags() {
+        assert_eq!(
+            api_words("--hands '1,x': give the seeds, e.g. --hands 22,22"),
+            "hands '1,x': give the seeds, e.g. hands=22,22"
+        );
+        assert_eq!(
+            api_words("--hands and --houses apply to --game bao only"),
+            "hands and houses apply to a bao database only"
+        );
     }
 
     #[test]

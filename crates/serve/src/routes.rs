@@ -1,24 +1,26 @@
 //! The router: a fixed table of paths, each either an embedded page file or an API handler.
 //!
 //! Every answer that is not the page is JSON: errors are `{"error": "..."}` with 400 for bad
-//! input, 404 for unknown databases and paths, 414 for over-long requests and 500 for a
-//! failure reading a database. Probes run on the blocking pool, but for `/api/query`, which
-//! runs inline; a panic becomes a 500 for that request only.
+//! input, 404 for unknown databases and paths, 414, 431 and 413 for over-long or bodied
+//! requests ([`super::guard`]) and 500 for a failure reading a database. Probes run on the
+//! blocking pool, but for `/api/query`, which runs inline; a panic becomes a 500 for that
+//! request only.
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, Request, State};
-use axum::http::{header, StatusCode, Uri};
-use axum::middleware::{self, Next};
+use axum::extract::{Query, State};
+use axum::http::{header, Uri};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Serialize;
 
+use super::guard::guard;
 use super::line::perfect_line;
 use super::page;
-use super::params::{ApiError, DbQuery, PositionQuery, MAX_QUERY};
-use super::served::Served;
+use super::params::{ApiError, DbQuery, NoQuery, PositionQuery};
+use super::served::{Served, ServedDb};
 use super::shapes::{covered, db_json, moves_json, position_json, DbJson};
 use bawo_db::query;
 use bawo_games::with_game;
@@ -44,33 +46,8 @@ pub fn router(served: Served) -> Router {
         .route("/api/line", get(api_line))
         .route("/api/stats", get(api_stats))
         .fallback(not_found)
-        .layer(middleware::from_fn(limit_request))
+        .layer(middleware::from_fn(guard))
         .with_state(served)
-}
-
-/// Refuses over-long targets and any request that carries a body (the API is read-only).
-async fn limit_request(req: Request, next: Next) -> Response {
-    let target = req.uri().path_and_query().map_or(0, |p| p.as_str().len());
-    if target > MAX_QUERY {
-        return ApiError {
-            status: StatusCode::URI_TOO_LONG,
-            message: format!("request target of {target} bytes; at most {MAX_QUERY} are read"),
-        }
-        .into_response();
-    }
-    let has_body = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .is_some_and(|v| v.as_bytes() != b"0")
-        || req.headers().contains_key(header::TRANSFER_ENCODING);
-    if has_body {
-        return ApiError {
-            status: StatusCode::PAYLOAD_TOO_LARGE,
-            message: "this server is read-only and takes no request body".into(),
-        }
-        .into_response();
-    }
-    next.run(req).await
 }
 
 async fn not_found(uri: Uri) -> ApiError {
@@ -100,6 +77,12 @@ async fn style_css() -> Response {
     asset("text/css; charset=utf-8", page::STYLE_CSS)
 }
 
+/// The answer to a request whose handler panicked (logged; the server goes on).
+fn panicked() -> Response {
+    crate::note(format_args!("bawo serve: error: a request panicked"));
+    ApiError::internal("the request failed inside the server").into_response()
+}
+
 /// Runs `f` on the blocking pool and answers its value as JSON.
 async fn blocking<T: Serialize + Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
@@ -107,7 +90,7 @@ async fn blocking<T: Serialize + Send + 'static>(
     match tokio::task::spawn_blocking(f).await {
         Ok(Ok(v)) => Json(v).into_response(),
         Ok(Err(e)) => e.into_response(),
-        Err(_) => ApiError::internal("the request failed inside the server").into_response(),
+        Err(_) => panicked(),
     }
 }
 
@@ -119,7 +102,7 @@ fn inline<T: Serialize>(f: impl FnOnce() -> Result<T, ApiError>) -> Response {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(Ok(v)) => Json(v).into_response(),
         Ok(Err(e)) => e.into_response(),
-        Err(_) => ApiError::internal("the request failed inside the server").into_response(),
+        Err(_) => panicked(),
     }
 }
 
@@ -128,8 +111,12 @@ fn query_of<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
         .map_err(|e| ApiError::bad_request(e.body_text()))
 }
 
-async fn api_dbs(State(s): State<Served>) -> Response {
-    blocking(move || Ok(s.all().iter().map(db_json).collect::<Vec<DbJson>>())).await
+async fn api_dbs(State(s): State<Served>, q: Result<Query<NoQuery>, QueryRejection>) -> Response {
+    blocking(move || {
+        query_of(q)?;
+        Ok(s.all().iter().map(|d| db_json(d)).collect::<Vec<DbJson>>())
+    })
+    .await
 }
 
 /// The body every position endpoint shares: on the blocking pool, read the query, find the
@@ -145,7 +132,8 @@ macro_rules! on_position {
     (@run $how:ident, $s:ident, $q:ident, |$query:ident, $d:ident, $g:ident, $pos:ident| $body:expr) => {
         $how(move || {
             let $query = query_of($q)?;
-            let $d = $s.find($query.db.as_deref())?;
+            let found = $s.find($query.db.as_deref())?;
+            let $d: &ServedDb = &found;
             with_game!($d.db.game(), $g => {
                 let $pos = $query.position($g)?;
                 $body
@@ -181,8 +169,7 @@ async fn api_line(State(s): State<Served>, q: PositionParams) -> Response {
 async fn api_stats(State(s): State<Served>, q: Result<Query<DbQuery>, QueryRejection>) -> Response {
     blocking(move || {
         let q = query_of(q)?;
-        let d = s.find(q.db.as_deref())?;
-        let stats = d.stats()?;
+        let stats = s.find(q.db.as_deref())?.stats()?;
         Ok(stats.as_ref().clone())
     })
     .await

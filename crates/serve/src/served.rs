@@ -1,13 +1,18 @@
 //! The databases a server holds, each under a short name taken from its directory.
 //!
 //! Requests name a database (`db=NAME`), never a path: the names are fixed when the server
-//! starts, so a request cannot make the server open anything else.
+//! starts, so a request cannot make the server open anything else. Tier files are read with
+//! `pread`, never mapped, so a file cut short while served is an error for the requests that
+//! need it, not a SIGBUS for the server. A run unfinished at start is looked at again (at most
+//! once a second, when asked for) so that tiers it finishes later are served.
 
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant, SystemTime};
 
 use bawo_db::stats::Stats;
-use bawo_db::Database;
+use bawo_db::{Access, Database};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::{InputError, Tier};
 
@@ -42,12 +47,6 @@ impl ServedDb {
     }
 }
 
-/// Every served database, in the order given.
-#[derive(Clone)]
-pub struct Served {
-    dbs: Arc<Vec<ServedDb>>,
-}
-
 /// Keeps letters, digits, `.`, `_` and `-`, so a name is safe in a URL and in a page.
 fn clean_name(raw: &str) -> String {
     let s: String = raw
@@ -67,6 +66,114 @@ fn clean_name(raw: &str) -> String {
     }
 }
 
+/// Every served database, in the order given.
+#[derive(Clone)]
+pub struct Served {
+    dbs: Arc<Vec<Slot>>,
+}
+
+/// One database's place: its name and directory are fixed; what is served there is replaced
+/// when an unfinished run's manifest changes.
+struct Slot {
+    name: String,
+    dir: PathBuf,
+    current: RwLock<Arc<ServedDb>>,
+    /// Whether the manifest is still looked at (only while the run is unfinished).
+    watching: AtomicBool,
+    /// When the manifest was last looked at, and what its file was then.
+    seen: Mutex<(Instant, Option<Stamp>)>,
+}
+
+/// A manifest file's identity and state: a rewrite (a rename over it) changes it.
+type Stamp = (u64, u64, SystemTime);
+
+fn stamp(dir: &Path) -> Option<Stamp> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(bawo_db::Manifest::path(dir)).ok()?;
+    Some((m.ino(), m.len(), m.modified().ok()?))
+}
+
+/// How often an unfinished run's manifest is looked at, at most.
+pub const RECHECK: Duration = Duration::from_secs(1);
+
+/// Opens a database to serve: its tier files read with `pread` ([`Access::Read`]), so a file
+/// cut short under the server answers errors instead of killing it.
+fn open_db(name: &str, dir: &Path) -> Result<ServedDb> {
+    Ok(ServedDb {
+        name: name.to_string(),
+        db: Database::open_with(dir, bawo_db::cache::DEFAULT_BUDGET, Access::Read)?,
+        stats: OnceLock::new(),
+        open_at: OnceLock::new(),
+    })
+}
+
+impl Slot {
+    /// What is served now; first, at most every [`RECHECK`], an unfinished run's manifest is
+    /// looked at and, when it changed, read again (tiers finished meanwhile are served).
+    fn get(&self) -> Arc<ServedDb> {
+        if self.watching.load(Ordering::Relaxed) {
+            self.recheck();
+        }
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    fn recheck(&self) {
+        // Another request looking already is as good.
+        let Ok(mut seen) = self.seen.try_lock() else {
+            return;
+        };
+        if seen.0.elapsed() < RECHECK {
+            return;
+        }
+        seen.0 = Instant::now();
+        let now = stamp(&self.dir);
+        if now == seen.1 {
+            return;
+        }
+        seen.1 = now;
+        match open_db(&self.name, &self.dir) {
+            Ok(d) => {
+                let finished = bawo_db::coverage::unfinished_note(&d.db).is_none();
+                crate::note(format_args!(
+                    "bawo serve: {}: its manifest changed; now serving {} tiers{}",
+                    self.name,
+                    d.db.manifest().tiers.len(),
+                    if finished { ", all finished" } else { "" }
+                ));
+                for w in file_warnings(&d) {
+                    crate::note(format_args!("{w}"));
+                }
+                self.watching.store(!finished, Ordering::Relaxed);
+                *self.current.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(d);
+            }
+            Err(e) => crate::note(format_args!(
+                "bawo serve: {}: its manifest changed but cannot be read ({e}); still serving \
+                 what was read before",
+                self.name
+            )),
+        }
+    }
+}
+
+/// A line for every tier file of `d` that cannot be opened (missing, cut short, damaged
+/// header): its positions will answer 500 until the file is put right.
+fn file_warnings(d: &ServedDb) -> Vec<String> {
+    d.db.manifest()
+        .tiers
+        .iter()
+        .filter_map(|r| d.db.source(r.tier).err())
+        .map(|e| {
+            format!(
+                "bawo serve: warning: {}: {e}; its positions answer 500",
+                d.name
+            )
+        })
+        .collect()
+}
+
 impl Served {
     /// Opens every directory (refusing an empty list or any directory that is no database);
     /// names are the directories' last components, made unique with `-2`, `-3`, ...
@@ -76,9 +183,8 @@ impl Served {
                 "serve needs at least one --db DIR",
             )));
         }
-        let mut dbs: Vec<ServedDb> = Vec::new();
+        let mut dbs: Vec<Slot> = Vec::new();
         for dir in dirs {
-            let db = Database::open(dir)?;
             let raw = dir
                 .canonicalize()
                 .ok()
@@ -91,14 +197,36 @@ impl Served {
                 name = format!("{base}-{k}");
                 k += 1;
             }
-            dbs.push(ServedDb {
+            let seen = stamp(dir);
+            let d = open_db(&name, dir)?;
+            let unfinished = bawo_db::coverage::unfinished_note(&d.db).is_some();
+            dbs.push(Slot {
                 name,
-                db,
-                stats: OnceLock::new(),
-                open_at: OnceLock::new(),
+                dir: dir.clone(),
+                current: RwLock::new(Arc::new(d)),
+                watching: AtomicBool::new(unfinished),
+                seen: Mutex::new((Instant::now(), seen)),
             });
         }
         Ok(Served { dbs: Arc::new(dbs) })
+    }
+
+    /// Says on standard error which databases are runs stopped part-way (their unfinished
+    /// tiers answer 400, `/api/dbs` marks them `"complete": false`, and their manifests are
+    /// watched for tiers finished later) and which tier files cannot be opened.
+    pub fn warn_at_start(&self) {
+        for d in self.all() {
+            if let Some(note) = bawo_db::coverage::unfinished_note(&d.db) {
+                crate::note(format_args!(
+                    "bawo serve: warning: {} ({note}); only positions of finished tiers have \
+                     values until the run finishes",
+                    d.name
+                ));
+            }
+            for w in file_warnings(&d) {
+                crate::note(format_args!("{w}"));
+            }
+        }
     }
 
     /// The names of the databases, in order.
@@ -106,20 +234,21 @@ impl Served {
         self.dbs.iter().map(|d| d.name.clone()).collect()
     }
 
-    /// The databases, in order.
-    pub fn all(&self) -> &[ServedDb] {
-        &self.dbs
+    /// The databases as served now, in order.
+    pub fn all(&self) -> Vec<Arc<ServedDb>> {
+        self.dbs.iter().map(Slot::get).collect()
     }
 
     /// The database `name` names; with one database, `None` means that one.
-    pub fn find(&self, name: Option<&str>) -> Result<&ServedDb, Lookup> {
+    pub fn find(&self, name: Option<&str>) -> Result<Arc<ServedDb>, Lookup> {
         match name {
-            None if self.dbs.len() == 1 => Ok(&self.dbs[0]),
+            None if self.dbs.len() == 1 => Ok(self.dbs[0].get()),
             None => Err(Lookup::Missing(self.names())),
             Some(n) => self
                 .dbs
                 .iter()
                 .find(|d| d.name == n)
+                .map(Slot::get)
                 .ok_or_else(|| Lookup::Unknown(n.to_string(), self.names())),
         }
     }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value as Json};
 use super::served::ServedDb;
 use bawo_db::coverage::ensure_covered;
 use bawo_games::error::Error;
-use bawo_games::game::{AnyGame, Game, GameParams, MoveOutcome, Tier};
+use bawo_games::game::{AnyGame, Game, GameParams, InputError, MoveOutcome, Tier};
 use bawo_games::value::Value;
 
 /// One legal move and where it leads, as `bawo moves --json` prints it.
@@ -102,7 +102,12 @@ pub(crate) fn position_json<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> 
 /// ([`ensure_covered`]: an unfinished run says which tiers are finished), naming the database
 /// by its served name.
 pub fn covered<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> Result<(), Error> {
-    ensure_covered(&d.db, g, pos, Path::new(&d.name))
+    // An unfinished run's note names its directory; a client knows the database by name.
+    let dir = d.db.dir().display().to_string();
+    ensure_covered(&d.db, g, pos, Path::new(&d.name)).map_err(|e| match e {
+        Error::Input(i) => Error::Input(InputError::new(i.0.replace(&dir, &d.name))),
+        e => e,
+    })
 }
 
 /// One tier's counts in `/api/dbs`.

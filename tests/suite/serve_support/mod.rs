@@ -117,3 +117,82 @@ pub fn bin_json(args: &[&str]) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// `bawo serve` run as a child process (so that a signal that would kill a server kills only
+/// it), its standard error kept in a file to read afterwards.
+pub struct ServeChild {
+    pub child: std::process::Child,
+    pub addr: SocketAddr,
+    err: tempfile::NamedTempFile,
+}
+
+impl ServeChild {
+    /// Starts `bawo serve --addr 127.0.0.1:0 ARGS` and waits for the address it prints.
+    pub fn start(args: &[&str]) -> ServeChild {
+        let err = tempfile::NamedTempFile::new().unwrap();
+        let mut child = Command::new(BIN)
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(err.reopen().unwrap())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        let addr = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("http://"))
+            .and_then(|a| a.trim_end_matches('/').parse().ok())
+            .unwrap_or_else(|| {
+                let _ = child.kill();
+                panic!(
+                    "no address in {line:?}; stderr: {}",
+                    std::fs::read_to_string(err.path()).unwrap_or_default()
+                )
+            });
+        ServeChild { child, addr, err }
+    }
+
+    /// Sends `signal` (`libc::SIGINT`, `libc::SIGTERM`) to the server.
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) on our own child's pid, which it still is until waited for.
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
+    }
+
+    /// The exit code once the server has exited, waiting at most `limit`; `None` if it is
+    /// still running then (or was killed by a signal: `Some(None)` is not told apart here).
+    pub fn exit_within(&mut self, limit: Duration) -> Option<Option<i32>> {
+        let t = std::time::Instant::now();
+        loop {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return Some(s.code());
+            }
+            if t.elapsed() > limit {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether the server is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// What the server wrote on standard error so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.err.path()).unwrap_or_default()
+    }
+}
+
+impl Drop for ServeChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
