@@ -24,6 +24,7 @@ mod db_format;
 mod defaults;
 mod dont_care;
 mod foreign_dirs;
+mod fuzz_corpus;
 mod hardening_io;
 mod hardening_runs;
 mod kigogo_cli;

@@ -29,6 +29,8 @@ use bawo_store::manifest::FileRecord;
 /// the block index and frame headers outweigh the codes; above 2^26 one block's buffers
 /// (entries, codes, frame and zstd's tables) pass a gigabyte.
 pub const BLOCK_BITS: std::ops::RangeInclusive<u32> = 12..=26;
+// The largest block compact writes is the largest a reader accepts.
+const _: () = assert!(1 << *BLOCK_BITS.end() == super::layout::MAX_BLOCK_POSITIONS);
 
 /// The settings `bawo compact` uses unless told otherwise: the smallest files measured at a
 /// block size a cold probe still decodes in milliseconds.

@@ -8,7 +8,9 @@ use std::sync::{Mutex, MutexGuard};
 use rayon::prelude::*;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use super::layout::{file_name, meta_checksum, Header, HEADER, INDEX_ENTRY, TRAILER};
+use super::layout::{
+    file_name, meta_checksum, Header, HEADER, INDEX_ENTRY, MAX_BLOCK_POSITIONS, TRAILER,
+};
 use bawo_games::error::{Error, Result};
 use bawo_store::manifest::FileRecord;
 use bawo_store::table::TableData;
@@ -223,8 +225,11 @@ pub fn encode_to<W: Read + Write + Seek, D: IsDontCare + ?Sized>(
     release: &dyn Fn(),
     opts: &EncodeOptions,
 ) -> Result<(u64, Checksum)> {
-    if opts.block_positions == 0 {
-        return Err(Error::Internal("block size must be positive".into()));
+    if opts.block_positions == 0 || opts.block_positions > MAX_BLOCK_POSITIONS {
+        return Err(Error::Internal(format!(
+            "block size must be 1 to {MAX_BLOCK_POSITIONS} positions, not {}",
+            opts.block_positions
+        )));
     }
     let io = |e| Error::io(path, e);
     let block = opts.block_positions as usize;

@@ -33,7 +33,8 @@ use bawo_store::Checksum;
 
 use super::layout::meta_checksum;
 pub use super::layout::{
-    file_name, BlockRef, Header, FLAG_DONT_CARE, HEADER, INDEX_ENTRY, MAGIC, TRAILER, VERSION,
+    file_name, BlockRef, Header, FLAG_DONT_CARE, HEADER, INDEX_ENTRY, MAGIC, MAX_BLOCK_POSITIONS,
+    TRAILER, VERSION,
 };
 use super::source::read_error;
 pub use super::source::{Access, Bytes, FileBytes};
@@ -136,13 +137,9 @@ fn check_version(path: &Path, version: u32) -> Result<()> {
     Ok(())
 }
 
-/// The block index, each block checked to lie between the header and the index.
-fn parse_index(
-    path: &Path,
-    bytes: &[u8],
-    head_len: u64,
-    index_offset: u64,
-) -> Result<Vec<BlockRef>> {
+/// The block index, each block checked to lie between the header and the index and to claim
+/// no more escaped entries than its block has positions.
+fn parse_index(path: &Path, bytes: &[u8], header: &Header, head_len: u64) -> Result<Vec<BlockRef>> {
     let mut index = Vec::with_capacity(bytes.len() / INDEX_ENTRY);
     for (i, e) in bytes.chunks_exact(INDEX_ENTRY).enumerate() {
         let r = BlockRef {
@@ -152,10 +149,22 @@ fn parse_index(
             checksum: u64::from_le_bytes(e[16..24].try_into().expect("8")),
         };
         let end = r.offset.checked_add(r.len as u64);
-        if r.offset < head_len || end.is_none_or(|x| x > index_offset) {
+        if r.offset < head_len || end.is_none_or(|x| x > header.index_offset) {
             return Err(Error::corrupt(
                 path,
                 format!("block {i} lies outside the file"),
+            ));
+        }
+        // The escapes size the buffer a block decompresses into: more than the block has
+        // positions would have a probe allocate gigabytes for a few bytes of forged file.
+        let positions = header.block_len(i as u32);
+        if r.escapes as usize > positions {
+            return Err(Error::corrupt(
+                path,
+                format!(
+                    "block {i} claims {} escaped entries in {positions} positions",
+                    r.escapes
+                ),
             ));
         }
         index.push(r);
@@ -242,6 +251,12 @@ impl<B: Bytes> BdbFile<B> {
                 header.tier, header.states
             )));
         }
+        if header.block_positions > MAX_BLOCK_POSITIONS {
+            return Err(corrupt(format!(
+                "blocks of {} positions, more than the {MAX_BLOCK_POSITIONS} a block may hold",
+                header.block_positions
+            )));
+        }
         let width_ok = matches!(header.width, 4 | 8);
         let block_ok = header.block_positions > 0
             && header.states.div_ceil(header.block_positions as u64) == blocks as u64;
@@ -258,7 +273,7 @@ impl<B: Bytes> BdbFile<B> {
                 "symbol table holds an invalid entry {s:#06x}"
             )));
         }
-        let index = parse_index(path, &index_bytes, head_len as u64, index_offset)?;
+        let index = parse_index(path, &index_bytes, &header, head_len as u64)?;
         Ok(BdbFile {
             path: path.to_path_buf(),
             bytes,
@@ -689,5 +704,53 @@ mod tests {
             BdbFile::from_vec(path, good, 1, 4000, 6),
             Err(Error::Mismatch(_))
         ));
+    }
+
+    /// `bytes` with its meta checksum recomputed, as a forger would.
+    fn reseal(mut bytes: Vec<u8>) -> Vec<u8> {
+        let nsym = u16::from_le_bytes([bytes[38], bytes[39]]) as usize;
+        let blocks = u32::from_le_bytes(bytes[40..44].try_into().unwrap()) as usize;
+        let at = u64::from_le_bytes(bytes[48..56].try_into().unwrap()) as usize;
+        let sum = meta_checksum(
+            &bytes[..HEADER + 2 * nsym],
+            &bytes[at..at + blocks * INDEX_ENTRY],
+        );
+        bytes[56..64].copy_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn forged_sizes_are_refused_at_open() {
+        // A block's escapes and its positions size the buffer it decompresses into: a forged
+        // header or index that claims more than a block can hold is damage, refused before a
+        // probe allocates for it.
+        let (_, good) = small_file();
+        let path = Path::new("t.bdb");
+        let at = u64::from_le_bytes(good[48..56].try_into().unwrap()) as usize;
+        assert!(BdbFile::from_vec(path, reseal(good.clone()), 1, 4000, 5).is_ok());
+        for escapes in [1001, u32::MAX] {
+            let mut bad = good.clone();
+            bad[at + 12..at + 16].copy_from_slice(&escapes.to_le_bytes());
+            let err = BdbFile::from_vec(path, reseal(bad), 1, 4000, 5)
+                .err()
+                .unwrap();
+            assert!(err.to_string().contains("escaped entries"), "{err}");
+        }
+        // One block of 2^26 + 1 positions: the right block count for the tier, too large.
+        let states = (MAX_BLOCK_POSITIONS + 1) as u64;
+        let one = encode(1, 5, &[Entry::DRAW.0], &EncodeOptions::default()).unwrap();
+        let mut bad = one;
+        bad[16..24].copy_from_slice(&states.to_le_bytes());
+        bad[32..36].copy_from_slice(&(MAX_BLOCK_POSITIONS + 1).to_le_bytes());
+        let err = BdbFile::from_vec(path, reseal(bad), 1, states, 5)
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("more than the"), "{err}");
+        // Nor are such blocks written.
+        let opts = EncodeOptions {
+            block_positions: MAX_BLOCK_POSITIONS + 1,
+            level: 1,
+        };
+        assert!(encode(1, 5, &[Entry::DRAW.0], &opts).is_err());
     }
 }

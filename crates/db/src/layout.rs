@@ -18,6 +18,11 @@ pub const HEADER: usize = 64;
 pub const INDEX_ENTRY: usize = 24;
 /// Bytes of the trailer (whole-file checksum).
 pub const TRAILER: usize = 8;
+/// The most positions a block holds. A probe decompresses a block into one buffer (up to three
+/// bytes a position with its escapes), so a reader refuses a header that claims larger blocks
+/// instead of allocating what a forged header asks, and the writer never writes them (the
+/// solver writes blocks of 2^21 positions, `bawo compact` at most this many).
+pub const MAX_BLOCK_POSITIONS: u32 = 1 << 26;
 
 /// File name of a tier's compressed file.
 pub fn file_name(tier: u32) -> String {

@@ -165,7 +165,7 @@ impl Database {
             Error::Mismatch(format!(
                 "{}: game '{}' is not one this program knows: {e}",
                 dir.display(),
-                manifest.game
+                bawo_games::game::input::short(&manifest.game)
             ))
         })?;
         check_counts(dir, &manifest, &game)?;

@@ -62,6 +62,17 @@ impl Bytes for Vec<u8> {
     }
 }
 
+/// Borrowed bytes (a fuzzer's input, a test's buffer): read without a copy.
+impl Bytes for &[u8] {
+    fn size(&self) -> u64 {
+        self.len() as u64
+    }
+
+    fn with<R>(&self, at: u64, len: usize, f: impl FnOnce(&[u8]) -> R) -> io::Result<R> {
+        slice(self, at, len).map(f)
+    }
+}
+
 impl Bytes for Mmap {
     fn size(&self) -> u64 {
         self.len() as u64

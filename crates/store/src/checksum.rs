@@ -46,16 +46,24 @@ impl fmt::Display for Checksum {
     }
 }
 
+/// The refusal of `s` as a checksum, echoing it shortened to one line.
+fn not_hex(s: &str) -> String {
+    format!(
+        "checksum '{}' is not 16 hex digits",
+        bawo_games::game::input::short(s)
+    )
+}
+
 impl FromStr for Checksum {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Checksum, String> {
         if s.len() != 16 {
-            return Err(format!("checksum '{s}' is not 16 hex digits"));
+            return Err(not_hex(s));
         }
         u64::from_str_radix(s, 16)
             .map(Checksum)
-            .map_err(|_| format!("checksum '{s}' is not 16 hex digits"))
+            .map_err(|_| not_hex(s))
     }
 }
 

@@ -53,8 +53,12 @@ impl Ledger {
         else {
             return Ok(None);
         };
-        let l: Ledger = serde_json::from_str(&text)
-            .map_err(|e| Error::corrupt(&path, format!("unreadable ledger: {e}")))?;
+        let l: Ledger = serde_json::from_str(&text).map_err(|e| {
+            Error::corrupt(
+                &path,
+                format!("unreadable ledger: {}", super::manifest::json_error(&e)),
+            )
+        })?;
         if l.checksum != l.content_checksum() {
             return Err(Error::corrupt(&path, "ledger does not match its checksum"));
         }

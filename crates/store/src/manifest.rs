@@ -147,8 +147,9 @@ where
         if let Some(format) = format_of(&text).filter(|&f| f != FORMAT) {
             return Err(Error::Mismatch(other_format(dir, format)));
         }
-        let m: Self = serde_json::from_str(&text)
-            .map_err(|e| Error::corrupt(&path, format!("unreadable manifest: {e}")))?;
+        let m: Self = serde_json::from_str(&text).map_err(|e| {
+            Error::corrupt(&path, format!("unreadable manifest: {}", json_error(&e)))
+        })?;
         if m.format != FORMAT {
             return Err(Error::Mismatch(other_format(dir, m.format)));
         }
@@ -213,6 +214,21 @@ where
     }
 }
 
+/// Longest part of a JSON parser's message kept in an error: it quotes the value it refused,
+/// which a damaged file may make megabytes long.
+const JSON_MESSAGE_MAX: usize = 200;
+
+/// What the JSON parser said of a file, in one line of bounded length, with its position.
+pub fn json_error(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    let what = full.strip_suffix(&at).unwrap_or(&full);
+    format!(
+        "{}{at}",
+        bawo_games::game::input::cut_to(what, JSON_MESSAGE_MAX)
+    )
+}
+
 /// The `format` field of a manifest's text, if it parses as an object holding one.
 fn format_of(text: &str) -> Option<u32> {
     let v: serde_json::Value = serde_json::from_str(text).ok()?;
@@ -253,7 +269,7 @@ pub fn bdb_file(tier: u32) -> String {
 /// `tier-KKKK.bdb`, nothing else.
 fn check_files<C>(path: &Path, tiers: &[TierRecord<C>]) -> Result<()> {
     for r in tiers {
-        let shown = |name: &str| name.chars().take(60).collect::<String>();
+        let shown = bawo_games::game::input::short;
         if r.file != table_file(r.tier) {
             return Err(Error::corrupt(
                 path,

@@ -17,6 +17,7 @@
 use std::ops::Range;
 
 use super::cycle::Brent;
+use super::input::short;
 use super::sided::{HalfOrder, Mirror, SidedIndex, SidedPosition};
 use super::{
     rule_pairs, Game, InputError, LabelledMove, MoveOutcome, ParamReader, PositionSpec, Side,
@@ -88,12 +89,14 @@ impl BawoRules {
                 ("capture", "occupied") => rules.capture = CaptureRule::Occupied,
                 ("kichwa", _) | ("capture", _) => {
                     return Err(InputError::new(format!(
-                        "rule option {k}={v}: kichwa takes off|relay, capture takes any|occupied"
+                        "rule option {k}={}: kichwa takes off|relay, capture takes any|occupied",
+                        short(v)
                     )))
                 }
                 _ => {
                     return Err(InputError::new(format!(
-                        "unknown rule option '{k}' for bawo (known: kichwa=off|relay, capture=any|occupied)"
+                        "unknown rule option '{}' for bawo (known: kichwa=off|relay, capture=any|occupied)",
+                        short(k)
                     )))
                 }
             }

@@ -37,13 +37,29 @@ pub const ROWS: usize = 4;
 /// At most this many characters of the user's text are echoed in an error message.
 pub const ECHO_MAX: usize = 80;
 
-/// `text` cut to its first [`ECHO_MAX`] characters (with "..." after), for echoing input in a
-/// one-line error: a 10 MB argument must not become a 10 MB message.
+/// `text` cut to its first [`ECHO_MAX`] characters (with "..." after) and with control
+/// characters escaped (a line break shows as `\n`), for echoing input in a one-line error: a
+/// 10 MB argument must not become a 10 MB message, nor a line break in it a second line.
 pub fn short(text: &str) -> String {
-    match text.char_indices().nth(ECHO_MAX) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
+    cut_to(text, ECHO_MAX)
+}
+
+/// [`short`] with room for `max` characters: for messages that quote some input among words
+/// of their own (a JSON parser's).
+pub fn cut_to(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (i, c) in text.chars().enumerate() {
+        if i == max {
+            out.push_str("...");
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
 
 /// Parses comma-separated counts into exactly `pits` values. When `/` appears, it must
@@ -159,6 +175,15 @@ mod tests {
         assert!(parse_counts("1,,3", 3, "board").is_err());
         assert!(parse_counts("1,256,3", 3, "board").is_err());
         assert!(parse_counts("", 3, "board").is_err());
+    }
+
+    #[test]
+    fn echoed_text_is_one_short_line() {
+        assert_eq!(short("a,b"), "a,b");
+        assert_eq!(short("a\nb\r\t\u{1b}"), "a\\nb\\r\\t\\u{1b}");
+        let long = "x".repeat(10 * ECHO_MAX);
+        assert_eq!(short(&long), format!("{}...", &long[..ECHO_MAX]));
+        assert_eq!(short(&"é".repeat(ECHO_MAX)), "é".repeat(ECHO_MAX));
     }
 
     #[test]

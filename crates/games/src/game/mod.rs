@@ -178,6 +178,9 @@ pub trait Game: Send + Sync + Sized {
     }
 
     /// Appends the successors of `pos`, one per legal move (duplicates allowed), to `out`.
+    /// `pos` lies in a tier the game can index (one [`Game::position`] gives, or that
+    /// [`Game::locate`] accepts): the solver's hot path does not check that its successors'
+    /// indices fit. [`Game::moves`] takes any position.
     fn successors(&self, pos: &Self::Position, out: &mut Vec<Successor>);
 
     /// The legal moves of `pos` with labels and resulting positions.
@@ -277,7 +280,8 @@ impl AnyGame {
         let back = with_game!(&g, g => g.descriptor());
         if back != line {
             return Err(InputError::new(format!(
-                "descriptor '{line}' is not canonical (expected '{back}')"
+                "descriptor '{}' is not canonical (expected '{back}')",
+                input::short(line)
             )));
         }
         Ok(g)
@@ -301,7 +305,8 @@ impl AnyGame {
 
 fn unknown_game(name: &str) -> InputError {
     InputError::new(format!(
-        "unknown game '{name}' (known: {})",
+        "unknown game '{}' (known: {})",
+        input::short(name),
         AnyGame::NAMES.join(", ")
     ))
 }
@@ -339,12 +344,20 @@ pub fn rule_pairs(text: &str) -> Result<Vec<(&str, &str)>, InputError> {
         .map(|w| {
             w.split_once('=')
                 .map(|(k, v)| (k.trim(), v.trim()))
-                .ok_or_else(|| InputError::new(format!("rule option '{w}' is not key=value")))
+                .ok_or_else(|| {
+                    InputError::new(format!(
+                        "rule option '{}' is not key=value",
+                        input::short(w)
+                    ))
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     for (i, (k, _)) in pairs.iter().enumerate() {
         if pairs[..i].iter().any(|(seen, _)| seen == k) {
-            return Err(InputError::new(format!("rule option {k} is given twice")));
+            return Err(InputError::new(format!(
+                "rule option {} is given twice",
+                input::short(k)
+            )));
         }
     }
     Ok(pairs)

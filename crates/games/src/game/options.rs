@@ -1,5 +1,6 @@
 //! Rule options shared by several games.
 
+use super::input::short;
 use super::{rule_pairs, InputError};
 
 /// `never-ending` rule option of games whose relay sowing can go on forever (Kigogo, Bao).
@@ -23,12 +24,14 @@ impl NeverEnding {
                 ("never-ending", "loss") => NeverEnding::Loss,
                 ("never-ending", _) => {
                     return Err(InputError::new(format!(
-                        "rule option never-ending={v}: never-ending takes illegal|loss"
+                        "rule option never-ending={}: never-ending takes illegal|loss",
+                        short(v)
                     )))
                 }
                 _ => {
                     return Err(InputError::new(format!(
-                        "unknown rule option '{k}' for {game} (known: never-ending=illegal|loss)"
+                        "unknown rule option '{}' for {game} (known: never-ending=illegal|loss)",
+                        short(k)
                     )))
                 }
             };

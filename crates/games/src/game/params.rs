@@ -9,6 +9,7 @@
 //! hand them to the game, which parses, validates and defaults them (see
 //! [`super::AnyGame::from_params`]).
 
+use super::input::short;
 use super::InputError;
 
 /// A game chosen by name, with its parameters and rule options as typed.
@@ -60,11 +61,14 @@ impl GameParams {
             .ok_or_else(|| {
                 InputError::new(format!(
                     "--param '{}' is not key=value, e.g. n=3",
-                    super::input::short(text)
+                    short(text)
                 ))
             })?;
         if self.get(k).is_some() {
-            return Err(InputError::new(format!("parameter {k} is given twice")));
+            return Err(InputError::new(format!(
+                "parameter {} is given twice",
+                short(k)
+            )));
         }
         self.params.push((k.to_string(), v.to_string()));
         Ok(())
@@ -83,7 +87,7 @@ impl GameParams {
         for w in words {
             let (k, v) = w
                 .split_once('=')
-                .ok_or_else(|| InputError::new(format!("bad descriptor word '{w}'")))?;
+                .ok_or_else(|| InputError::new(format!("bad descriptor word '{}'", short(w))))?;
             if keys.contains(&k) {
                 p.params.push((k.to_string(), v.to_string()));
             } else {
@@ -133,10 +137,9 @@ impl ParamReader<'_> {
         };
         self.used[i] = true;
         let v = &self.params.params[i].1;
-        v.trim()
-            .parse()
-            .map(Some)
-            .map_err(|_| InputError::new(format!("--{key} takes a whole number, not '{v}'")))
+        v.trim().parse().map(Some).map_err(|_| {
+            InputError::new(format!("--{key} takes a whole number, not '{}'", short(v)))
+        })
     }
 
     /// Refuses every parameter the game did not read.
@@ -150,13 +153,14 @@ impl ParamReader<'_> {
 
 /// The error for parameter `key` given to `game`, which does not take it.
 pub fn not_a_parameter(game: &str, key: &str) -> InputError {
+    let shown = short(key);
     let takers: Vec<&str> = super::AnyGame::NAMES
         .into_iter()
         .filter(|g| super::AnyGame::param_keys(g).is_ok_and(|keys| keys.contains(&key)))
         .collect();
     if !takers.is_empty() {
         return InputError::new(format!(
-            "--{key} applies to --game {} only",
+            "--{shown} applies to --game {} only",
             takers.join(", --game ")
         ));
     }
@@ -166,7 +170,7 @@ pub fn not_a_parameter(game: &str, key: &str) -> InputError {
         Err(e) => return e,
     };
     InputError::new(format!(
-        "--{key} is no parameter of --game {game} ({takes})"
+        "--{shown} is no parameter of --game {game} ({takes})"
     ))
 }
 

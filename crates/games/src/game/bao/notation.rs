@@ -19,6 +19,7 @@
 //! Reading is lenient: any case, spaces anywhere, `cw`/`acw` (or `ccw`) for the arrows.
 
 use super::geometry::{pit_index, pit_name, Dir};
+use crate::game::input::short;
 use crate::game::InputError;
 
 /// What the mover did at a house that offered stop or safari.
@@ -79,7 +80,7 @@ pub fn parse(text: &str) -> Result<MoveName, InputError> {
             "'{}' is not a Bao move: write the pit (a1..a8 front row, b1..b8 back row, counted \
              from the mover's left), then > (clockwise) or < (anti-clockwise), then 'stop' or \
              'safari' where the house offers the choice, e.g. a6> or a5< safari",
-            text.trim()
+            short(text.trim())
         ))
     };
     let s: String = text
