@@ -28,7 +28,7 @@ use bawo_db::coverage::{ensure_covered, unfinished_note};
 use bawo_db::stats::stats;
 use bawo_db::{
     query, verify, with_game, Database, Entry, Error, Game, GameParams, PositionSpec, Side, Tier,
-    Value, VerifyOptions,
+    TierSummary, Value, VerifyOptions,
 };
 
 /// Value codes of the bulk calls: ordered from the mover's point of view, worst first.
@@ -116,18 +116,6 @@ pub struct MoveOutcome {
 pub struct QueryOutcome {
     pub outcome: Outcome,
     pub moves: Vec<MoveOutcome>,
-}
-
-/// One tier's counts of positions of either side to move, as `stats --json` gives them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TierInfo {
-    pub tier: u32,
-    pub seeds: u32,
-    pub states: u64,
-    pub win: u64,
-    pub loss: u64,
-    pub draw: u64,
-    pub max_depth: u32,
 }
 
 /// The side to move of every row of a bulk probe.
@@ -296,24 +284,8 @@ impl Engine {
     }
 
     /// The tiers the database holds with their counts, in solving order.
-    pub fn tiers(&self) -> Vec<TierInfo> {
-        self.db
-            .manifest()
-            .tiers
-            .iter()
-            .map(|r| {
-                let c = r.counts.both_sides();
-                TierInfo {
-                    tier: r.tier,
-                    seeds: c.seeds,
-                    states: c.states,
-                    win: c.win,
-                    loss: c.loss,
-                    draw: c.draw,
-                    max_depth: c.max_depth,
-                }
-            })
-            .collect()
+    pub fn tiers(&self) -> Vec<TierSummary> {
+        self.db.tier_summaries()
     }
 
     /// Drops the mapped pages of the tier files opened so far.

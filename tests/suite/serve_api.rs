@@ -9,8 +9,8 @@ use crate::serve_support;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use bawo_db::Database;
 use bawo_games::game::Game;
@@ -449,52 +449,13 @@ fn requests_are_bounded_and_read_only() {
 fn the_command_serves_until_ctrl_c_and_refuses_bad_flags() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = solve(tmp.path(), "bawo2", BAWO, 6);
-    let mut child = Command::new(BIN)
-        .args([
-            "serve",
-            "--db",
-            dir.to_str().unwrap(),
-            "--addr",
-            "127.0.0.1:0",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    let addr: SocketAddr = url
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .parse()
-        .unwrap();
+    let mut srv = ServeChild::start(&["--db", dir.to_str().unwrap()]);
+    let addr = srv.addr;
     assert!(addr.ip().is_loopback());
     assert_eq!(get(addr, "/api/dbs").json()[0]["name"], "bawo2");
-    let st = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(st.success());
-    let t = Instant::now();
-    let code = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s.code();
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(20),
-            "serve did not stop on SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert_eq!(code, Some(0));
+    srv.signal(libc::SIGINT);
+    let code = srv.exit_within(Duration::from_secs(20));
+    assert_eq!(code, Some(Some(0)), "serve did not stop on SIGINT with 0");
 
     let run = |args: &[&str]| Command::new(BIN).args(args).output().unwrap();
     let out = run(&["serve", "--db", tmp.path().join("none").to_str().unwrap()]);

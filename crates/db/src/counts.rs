@@ -27,6 +27,43 @@ pub struct TierCounts {
     pub max_depth: u32,
 }
 
+/// One finished tier's counts as users see them (positions of both sides to move), with its
+/// tier: a tier of `stats --json` without the depth histograms, as `bawo serve`'s `/api/dbs`
+/// and the Python package's `db.tiers` give it, read from the manifest alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TierSummary {
+    /// The tier (its seeds).
+    pub tier: u32,
+    /// Seeds on the board.
+    pub seeds: u32,
+    /// Positions of both sides to move.
+    pub states: u64,
+    /// Positions won for the side to move.
+    pub win: u64,
+    /// Positions lost for the side to move.
+    pub loss: u64,
+    /// Drawn positions.
+    pub draw: u64,
+    /// Longest win or loss, in plies.
+    pub max_depth: u32,
+}
+
+impl TierSummary {
+    /// The summary of `tier` whose manifest counts (of stored entries) are `counts`.
+    pub fn of(tier: u32, counts: &TierCounts) -> TierSummary {
+        let c = counts.both_sides();
+        TierSummary {
+            tier,
+            seeds: c.seeds,
+            states: c.states,
+            win: c.win,
+            loss: c.loss,
+            draw: c.draw,
+            max_depth: c.max_depth,
+        }
+    }
+}
+
 impl TierCounts {
     /// The counts of the positions the entries stand for, either side to move: each entry is
     /// a position with A to move and its mirror with B to move, which has the same value and

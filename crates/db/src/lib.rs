@@ -74,7 +74,7 @@ pub use bawo_games::{
     Game, GameParams, InputError, Kigogo, KigogoPosition, KigogoRules, LabelledMove, MoveOutcome,
     PositionSpec, Result, Side, Tier, Value, MAX_DEPTH,
 };
-pub use counts::TierCounts;
+pub use counts::{TierCounts, TierSummary};
 pub use manifest::{Manifest, TierRecord};
 pub use verify::{verify, VerifyOptions, VerifyReport};
 
@@ -187,6 +187,15 @@ impl Database {
     /// The database's manifest.
     pub fn manifest(&self) -> &Manifest {
         &self.manifest
+    }
+
+    /// Each finished tier's counts, as the manifest records them (positions of both sides).
+    pub fn tier_summaries(&self) -> Vec<TierSummary> {
+        self.manifest
+            .tiers
+            .iter()
+            .map(|r| TierSummary::of(r.tier, &r.counts))
+            .collect()
     }
 
     /// The database's directory.

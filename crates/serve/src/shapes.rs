@@ -10,6 +10,7 @@ use serde_json::{Map, Value as Json};
 
 use super::served::ServedDb;
 use bawo_db::coverage::ensure_covered;
+use bawo_db::TierSummary;
 use bawo_games::error::Error;
 use bawo_games::game::{AnyGame, Game, GameParams, InputError, MoveOutcome, Tier};
 use bawo_games::value::Value;
@@ -110,25 +111,6 @@ pub fn covered<G: Game>(d: &ServedDb, g: &G, pos: &G::Position) -> Result<(), Er
     })
 }
 
-/// One tier's counts in `/api/dbs`.
-#[derive(Debug, Clone, Serialize)]
-pub struct TierJson {
-    /// The tier (its seeds).
-    pub tier: u32,
-    /// Seeds on the board.
-    pub seeds: u32,
-    /// Positions of both sides to move.
-    pub states: u64,
-    /// Positions won for the side to move.
-    pub win: u64,
-    /// Positions lost for the side to move.
-    pub loss: u64,
-    /// Drawn positions.
-    pub draw: u64,
-    /// Longest win or loss, in plies.
-    pub max_depth: u32,
-}
-
 /// One database in `/api/dbs`.
 #[derive(Debug, Clone, Serialize)]
 pub struct DbJson {
@@ -161,7 +143,7 @@ pub struct DbJson {
     /// Drawn positions.
     pub draw: u64,
     /// Each tier's statistics.
-    pub tiers: Vec<TierJson>,
+    pub tiers: Vec<TierSummary>,
     /// The opening position, where the game has one.
     pub start: Option<PositionJson>,
     /// The position the page opens on: the opening where the database holds it, else a
@@ -204,23 +186,7 @@ fn longest_early_win(d: &ServedDb) -> Option<(Tier, u64)> {
 pub(crate) fn db_json(d: &ServedDb) -> DbJson {
     let m = d.db.manifest();
     let params = GameParams::from_descriptor(&m.game).unwrap_or_default();
-    let tiers: Vec<TierJson> = m
-        .tiers
-        .iter()
-        .map(|r| {
-            // Positions of both sides to move, as `solve` and `stats` count them.
-            let c = r.counts.both_sides();
-            TierJson {
-                tier: r.tier,
-                seeds: c.seeds,
-                states: c.states,
-                win: c.win,
-                loss: c.loss,
-                draw: c.draw,
-                max_depth: c.max_depth,
-            }
-        })
-        .collect();
+    let tiers = d.db.tier_summaries();
     let n: Option<u32> = params.get("n").and_then(|v| v.parse().ok());
     let lap_cap: Option<u64> = params.get("lap-cap").and_then(|v| v.parse().ok());
     let pits = match d.db.game() {
