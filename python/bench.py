@@ -38,6 +38,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+# Run as `python python/bench.py`, Python puts python/ first on sys.path, where the source
+# package `bawo/` lacks its compiled `_native`: import the installed package instead.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
 import bawo  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
