@@ -23,7 +23,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Seconds a client may take to send a request's head (and may stay idle between
-    /// requests) before its connection is closed.
+    /// requests, or leave an answer unread) before its connection is closed.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub header_timeout: u64,
 }

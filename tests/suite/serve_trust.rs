@@ -249,6 +249,49 @@ fn stalled_clients_are_dropped_after_the_header_deadline() {
 }
 
 #[test]
+fn a_client_that_reads_none_of_its_answers_is_dropped_after_the_deadline() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = solve(tmp.path(), "db", SMALL, 8);
+    let mut config = ServeConfig::new(vec![dir], local());
+    config.header_timeout = Duration::from_secs(1);
+    let server = start(config).unwrap();
+    let addr = server.addr();
+    // Many pipelined requests, their answers far more than the sockets' buffers hold, and
+    // nothing read for a while: the server's writes stall, and it gives up on the client.
+    let one = b"GET /api/dbs HTTP/1.1\r\nHost: x\r\n\r\n";
+    let requests = 20_000;
+    let mut s = TcpStream::connect(addr).unwrap();
+    let sender = {
+        let mut s = s.try_clone().unwrap();
+        std::thread::spawn(move || {
+            // Fails once the server has closed the connection: that is expected.
+            let _ = s.write_all(&one.repeat(requests));
+        })
+    };
+    std::thread::sleep(Duration::from_secs(4));
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut got = Vec::new();
+    let ended = match s.read_to_end(&mut got) {
+        Ok(_) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    };
+    sender.join().unwrap();
+    let answered = String::from_utf8_lossy(&got)
+        .matches("HTTP/1.1 200")
+        .count();
+    assert!(
+        ended,
+        "the connection was not closed; {answered} answers read"
+    );
+    assert!(
+        answered < requests,
+        "all {requests} answers were sent: the stalled writes were waited for"
+    );
+    // Other clients are served meanwhile and after.
+    assert_eq!(get(addr, "/api/dbs").status, 200);
+}
+
+#[test]
 fn stop_signals_end_the_server_within_two_seconds_whatever_clients_do() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = solve(tmp.path(), "db", SMALL, 8);

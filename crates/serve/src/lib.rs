@@ -26,6 +26,7 @@ pub mod params;
 pub mod routes;
 pub mod served;
 pub mod shapes;
+pub mod stall;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -60,7 +61,8 @@ pub struct ServeConfig {
     pub addr: SocketAddr,
     /// Threads answering requests; 0 picks one per core, at most [`MAX_WORKERS`].
     pub threads: usize,
-    /// Longest wait for a request's head ([`HEADER_TIMEOUT`] by default).
+    /// Longest wait for a request's head, and for a client to take any of its answer
+    /// ([`HEADER_TIMEOUT`] by default).
     pub header_timeout: Duration,
 }
 
@@ -78,6 +80,7 @@ impl ServeConfig {
     fn limits(&self) -> listen::Limits {
         listen::Limits {
             header: self.header_timeout,
+            write: self.header_timeout,
             grace: GRACE,
         }
     }

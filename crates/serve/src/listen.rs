@@ -4,7 +4,8 @@
 //! `axum::serve` sets no deadline: a client that sends half a request head and waits keeps
 //! its connection (and, on Ctrl-C, the whole process) alive for ever. Here a request head must
 //! arrive within [`Limits::header`] (also the longest a kept-alive connection may sit idle
-//! between requests), and on shutdown connections are told to finish, given
+//! between requests), a write of an answer may wait at most [`Limits::write`] for the client
+//! to read, and on shutdown connections are told to finish, given
 //! [`Limits::grace`], then dropped. Request bodies are never read (the API refuses them
 //! before reading a byte, and hyper then closes the connection), so no body can stall it.
 
@@ -19,6 +20,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use crate::stall::WriteDeadline;
+
 /// Most header lines hyper parses; a request with more is answered 431 by hyper itself.
 pub const MAX_HEADERS: usize = 100;
 
@@ -27,6 +30,9 @@ pub const MAX_HEADERS: usize = 100;
 pub struct Limits {
     /// Longest wait for a whole request head, counted from when the server starts reading it.
     pub header: Duration,
+    /// Longest a write of an answer may wait for the client to read
+    /// ([`crate::stall::WriteDeadline`]).
+    pub write: Duration,
     /// After a stop signal, how long requests in flight may take before their connections
     /// are dropped.
     pub grace: Duration,
@@ -49,7 +55,7 @@ pub async fn run(
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
             accepted = listener.accept() => match accepted {
                 Ok((tcp, _)) => {
-                    conns.spawn(connection(tcp, app.clone(), limits.header, stop_rx.clone()));
+                    conns.spawn(connection(tcp, app.clone(), limits, stop_rx.clone()));
                 }
                 Err(e) => {
                     // Out of file descriptors, or a connection reset before it was accepted:
@@ -78,15 +84,18 @@ pub async fn run(
 
 /// One connection: requests answered in turn until the client closes, a deadline passes, or
 /// the server stops (then the request in flight is finished first).
-async fn connection(tcp: TcpStream, app: Router, header: Duration, mut stop: watch::Receiver<()>) {
+async fn connection(tcp: TcpStream, app: Router, limits: Limits, mut stop: watch::Receiver<()>) {
     // Only a matter of speed: a socket that refuses it still serves.
     let _ = tcp.set_nodelay(true);
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(header)
+        .header_read_timeout(limits.header)
         .max_headers(MAX_HEADERS);
-    let conn = builder.serve_connection(TokioIo::new(tcp), TowerToHyperService::new(app));
+    let conn = builder.serve_connection(
+        TokioIo::new(WriteDeadline::new(tcp, limits.write)),
+        TowerToHyperService::new(app),
+    );
     tokio::pin!(conn);
     tokio::select! {
         _ = conn.as_mut() => return,
