@@ -14,12 +14,14 @@
 //! | [`append`]           | append-only work files with committed lengths and CRCs          |
 //! | [`ledger`]           | what a run created, the only files it ever deletes              |
 //! | [`lock`]             | one solver per run directory                                    |
+//! | [`heap`]             | freed allocator memory handed back between a solve's phases     |
 //! | [`fault`]            | fault injection for checkpoint tests                            |
 
 pub mod append;
 pub mod bytes;
 pub mod checksum;
 pub mod fault;
+pub mod heap;
 pub mod ledger;
 pub mod lock;
 pub mod manifest;

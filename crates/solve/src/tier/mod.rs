@@ -133,11 +133,16 @@ pub fn solve_tier<G: Game>(
         Some(st) => Job::resume(game, tier, st, opts)?,
         None => Job::start(game, tier, opts)?,
     };
+    // Each phase starts with what the allocator kept of the last one's small buffers handed
+    // back: the successor pass fills the budget with lower tiers' copies, the attractor with
+    // held cells, and freed arena memory would count on top of them.
+    bawo_store::heap::trim();
     if job.st.phase == Phase::Successors {
         let t = Stopwatch::start();
         let share = opts.plan.tier(tier).map_or(0, |t| t.pass_share);
         job.successors(lower, share, ckpt, progress)?;
         (job.timings.successors, job.timings.cpu[0]) = split(t.spent());
+        bawo_store::heap::trim();
     }
     if job.st.phase == Phase::Predecessors {
         let t = Stopwatch::start();
@@ -148,11 +153,13 @@ pub fn solve_tier<G: Game>(
         job.predecessors(beside, ckpt, progress)?;
         (job.timings.predecessors, job.timings.cpu[1]) = split(t.spent());
     }
+    bawo_store::heap::trim();
     let t = Stopwatch::start();
     let held_bytes = bawo_store::fault::held_cells()
         .unwrap_or_else(|| opts.plan.tier(tier).map_or(0, |t| t.attractor_cells));
     job.attract(held_bytes, ckpt, progress)?;
     (job.timings.attractor, job.timings.cpu[2]) = split(t.spent());
+    bawo_store::heap::trim();
     let t = Stopwatch::start();
     progress.phase("finish", job.ranges as u64, 0);
     let fp = ckpt.manifest.fingerprint_value();
