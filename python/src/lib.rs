@@ -202,13 +202,14 @@ impl Db {
         let list = PyList::empty(py);
         for t in self.engine()?.tiers() {
             let d = PyDict::new(py);
+            let c = &t.counts;
             d.set_item("tier", t.tier)?;
-            d.set_item("seeds", t.seeds)?;
-            d.set_item("states", t.states)?;
-            d.set_item("win", t.win)?;
-            d.set_item("loss", t.loss)?;
-            d.set_item("draw", t.draw)?;
-            d.set_item("max_depth", t.max_depth)?;
+            d.set_item("seeds", c.seeds)?;
+            d.set_item("states", c.states)?;
+            d.set_item("win", c.win)?;
+            d.set_item("loss", c.loss)?;
+            d.set_item("draw", c.draw)?;
+            d.set_item("max_depth", c.max_depth)?;
             list.append(d)?;
         }
         Ok(list)

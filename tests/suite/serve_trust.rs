@@ -205,13 +205,18 @@ fn a_run_that_finishes_while_served_is_served_finished() {
     server.stop().unwrap();
 }
 
+/// A small database in `tmp` served with deadlines of one second.
+fn serve_with_one_second_deadlines(tmp: &Path) -> bawo_serve::RunningServer {
+    let dir = solve(tmp, "db", SMALL, 8);
+    let mut config = ServeConfig::new(vec![dir], local());
+    config.header_timeout = Duration::from_secs(1);
+    start(config).unwrap()
+}
+
 #[test]
 fn stalled_clients_are_dropped_after_the_header_deadline() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = solve(tmp.path(), "db", SMALL, 8);
-    let mut config = ServeConfig::new(vec![dir], local());
-    config.header_timeout = Duration::from_secs(1);
-    let server = start(config).unwrap();
+    let server = serve_with_one_second_deadlines(tmp.path());
     let addr = server.addr();
     let limit = Duration::from_secs(5);
     for (what, bytes) in [
@@ -251,10 +256,7 @@ fn stalled_clients_are_dropped_after_the_header_deadline() {
 #[test]
 fn a_client_that_reads_none_of_its_answers_is_dropped_after_the_deadline() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = solve(tmp.path(), "db", SMALL, 8);
-    let mut config = ServeConfig::new(vec![dir], local());
-    config.header_timeout = Duration::from_secs(1);
-    let server = start(config).unwrap();
+    let server = serve_with_one_second_deadlines(tmp.path());
     let addr = server.addr();
     // Many pipelined requests, their answers far more than the sockets' buffers hold, and
     // nothing read for a while: the server's writes stall, and it gives up on the client.

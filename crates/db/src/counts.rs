@@ -29,37 +29,23 @@ pub struct TierCounts {
 
 /// One finished tier's counts as users see them (positions of both sides to move), with its
 /// tier: a tier of `stats --json` without the depth histograms, as `bawo serve`'s `/api/dbs`
-/// and the Python package's `db.tiers` give it, read from the manifest alone.
+/// and the Python package's `db.tiers` give it, read from the manifest alone. In JSON the
+/// counts' keys sit beside `tier`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct TierSummary {
     /// The tier (its seeds).
     pub tier: u32,
-    /// Seeds on the board.
-    pub seeds: u32,
-    /// Positions of both sides to move.
-    pub states: u64,
-    /// Positions won for the side to move.
-    pub win: u64,
-    /// Positions lost for the side to move.
-    pub loss: u64,
-    /// Drawn positions.
-    pub draw: u64,
-    /// Longest win or loss, in plies.
-    pub max_depth: u32,
+    /// Its counts, positions of both sides to move.
+    #[serde(flatten)]
+    pub counts: TierCounts,
 }
 
 impl TierSummary {
     /// The summary of `tier` whose manifest counts (of stored entries) are `counts`.
     pub fn of(tier: u32, counts: &TierCounts) -> TierSummary {
-        let c = counts.both_sides();
         TierSummary {
             tier,
-            seeds: c.seeds,
-            states: c.states,
-            win: c.win,
-            loss: c.loss,
-            draw: c.draw,
-            max_depth: c.max_depth,
+            counts: counts.both_sides(),
         }
     }
 }
