@@ -2,7 +2,7 @@
 # builds the server and the load generator, makes a temporary directory `$work` that is deleted
 # on exit (with any server still running stopped by SIGINT), and starts and stops servers.
 cargo build --release --quiet --bin bawo --example serve_load
-bin=target/release/bawo
+bin=${BAWO_BIN:-target/release/bawo}
 load=target/release/examples/serve_load
 work="$(mktemp -d)"
 pid=""
