@@ -167,6 +167,54 @@ fn a_full_disk_fails_with_one_line_and_the_run_resumes() {
     );
 }
 
+/// `args` with checkpoints far apart: inside a tier only the one that ends the predecessor
+/// phase is taken.
+fn rare_checkpoints(mut args: Vec<String>) -> Vec<String> {
+    let at = args.iter().position(|a| a == "--checkpoint-secs").unwrap();
+    args[at + 1] = "3600".to_string();
+    args
+}
+
+#[test]
+fn a_full_disk_in_the_finish_after_copies_went_resumes_to_the_same_tables() {
+    // No cells held and no checkpoint in the attractor: every range it changes lives in a
+    // copy beside its checkpointed slot, and the finish deletes each copy once its range is in
+    // the table. A write that fails in the finish must leave what the resume needs: it redoes
+    // the attractor from the checkpointed slots.
+    let inst = N3_RANGES;
+    let root = scratch();
+    let clean = solve_clean(inst, root.path());
+    let none_held = ("BAWO_HELD_CELLS", "0".to_string());
+    let mut limit = 3000u64;
+    let mut in_a_table = 0;
+    loop {
+        let dir = root.path().join(format!("full{limit}"));
+        let full = ("BAWO_FAIL_WRITES_AFTER", limit.to_string());
+        let out = bawo_env(
+            &rare_checkpoints(inst.solve(&dir)),
+            &[full, none_held.clone()],
+        );
+        if out.status.success() {
+            assert_same_solve(&clean, &dir, "a run that fit the disk");
+            break;
+        }
+        let what = format!("disk full after {limit} bytes");
+        assert_fails(&out, 1, "No space left on device", &what);
+        if text(&out.stderr).contains(".tbl") {
+            in_a_table += 1;
+        }
+        if dir.join("manifest.json").exists() {
+            let resumed = bawo_env(&rare_checkpoints(inst.resume(&dir)), &[none_held.clone()]);
+            assert_ok(&resumed, &what);
+        } else {
+            assert_ok(&bawo(&inst.solve(&dir)), &what);
+        }
+        assert_same_solve(&clean, &dir, &what);
+        limit = limit * 6 / 5;
+    }
+    assert!(in_a_table >= 2, "{in_a_table} failures in a table's finish");
+}
+
 #[test]
 fn an_unwritable_run_directory_fails_with_exit_code_1() {
     let inst = N2_RANGES;

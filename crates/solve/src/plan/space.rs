@@ -46,6 +46,11 @@ pub struct TierDisk {
     pub kinds: WorkDisk,
     /// Bytes of the raw table.
     pub table: u64,
+    /// Bytes of the raw table beside the work files at the tier's peak: the finish writes the
+    /// table range by range and deletes each range's copy made since the last checkpoint as
+    /// it goes, so out of core the peak comes once the held ranges (the first ones, which
+    /// have no copy) are in the table: their share of it.
+    pub table_at_peak: u64,
     /// Bytes of the compressed file.
     pub bdb: u64,
     /// Bytes it writes: work files (some more than once), table and compressed file.
@@ -68,10 +73,11 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         messages: 0,
         table: 0,
     };
-    let (kinds, written) = if tp.ranges == 1 {
+    let (kinds, written, held) = if tp.ranges == 1 {
         (
             per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0),
             RESIDENT_WORK_BYTES,
+            1.0,
         )
     } else {
         let edges = EDGE_LOG_BYTES * e;
@@ -92,14 +98,16 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
             .into_iter()
             .max_by_key(WorkDisk::total)
             .unwrap_or_default();
-        (peak, copies * CELL_BYTES + edges + preds + DUE_BYTES)
+        (peak, copies * CELL_BYTES + edges + preds + DUE_BYTES, held)
     };
     let table = (TABLE_BYTES * stored) as u64;
+    let table_at_peak = (TABLE_BYTES * held * stored) as u64;
     let bdb = (BDB_BYTES * stored) as u64;
     TierDisk {
         work: kinds.total(),
         kinds,
         table,
+        table_at_peak,
         bdb,
         written: (written * stored) as u64 + table + bdb,
     }
@@ -119,7 +127,7 @@ pub fn disk_need(
             continue;
         }
         let d = tier_disk(shape, tp);
-        need.out = need.out.max(below + d.work + d.table + d.bdb);
+        need.out = need.out.max(below + d.work + d.table_at_peak + d.bdb);
         need.work = need.work.max(d.work);
         below += d.table + d.bdb;
     }

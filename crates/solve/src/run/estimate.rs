@@ -123,14 +123,18 @@ fn estimate_from<G: Game>(
             work,
             kinds,
             table,
+            table_at_peak,
             bdb,
             written: tier_written,
         } = tier_disk(shape, tp);
-        let during = below + work + table + bdb;
+        let during = below + work + table_at_peak + bdb;
         if during >= peak {
             composition = PeakDisk {
                 seeds: game.tier_seeds(tp.tier),
-                work: WorkDisk { table, ..kinds },
+                work: WorkDisk {
+                    table: table_at_peak,
+                    ..kinds
+                },
                 bdb,
                 lower_tables: table_total,
                 lower_bdb: bdb_total,

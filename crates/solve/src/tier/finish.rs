@@ -6,8 +6,9 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::cell;
-use crate::counts::TierCounts;
+use crate::counts::{TierCounts, WorkDisk};
 use crate::flags::{flags_path_beside, FlagWriter};
+use crate::plan::disk::work_disk;
 use crate::tier::{Job, TierProgress};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
@@ -28,6 +29,9 @@ impl<G: Game> Job<'_, G> {
         };
         // The pass's don't-care flags go beside the table (`crate::flags`).
         let mut flags = FlagWriter::create(&flags_path_beside(table_path))?;
+        // The disk at its largest while the table grows and copies go (see below).
+        let mut peak = WorkDisk::default();
+        let mut table_bytes = table::HEADER as u64;
         let (header, bytes) = table::write_table_streaming(
             table_path,
             self.tier,
@@ -36,28 +40,53 @@ impl<G: Game> Job<'_, G> {
             |put| {
                 for r in 0..self.ranges {
                     let path = self.cells_path(r);
-                    let map;
-                    let cells = match self.held.words(r) {
-                        Some(c) => c,
-                        None => {
-                            map = map_ro(&path)?
-                                .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
-                            as_u32(&path, &map)?
-                        }
-                    };
-                    let entries: Vec<u16> =
-                        cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
-                    counts.add(&entries);
-                    put(&entries)?;
-                    flags.push(cells)?;
+                    let held = self.held.words(r);
+                    {
+                        let map;
+                        let cells = match held {
+                            Some(c) => c,
+                            None => {
+                                map = map_ro(&path)?
+                                    .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
+                                as_u32(&path, &map)?
+                            }
+                        };
+                        let entries: Vec<u16> =
+                            cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
+                        counts.add(&entries);
+                        put(&entries)?;
+                        flags.push(cells)?;
+                        table_bytes += 2 * entries.len() as u64;
+                    }
+                    let mut now = work_disk(&self.st.work);
+                    now.table = table_bytes;
+                    if now.total() >= peak.total() {
+                        peak = now;
+                    }
+                    // A range changed since the last checkpoint lives in a copy, not in the
+                    // slot that checkpoint names: once in the table, no resume needs it (a
+                    // run killed now redoes the attractor from the checkpointed slots), so
+                    // the table takes the place of the copies as it grows.
+                    let copy = held.is_none()
+                        && self.st.slots.get(r).is_some_and(|s| s.slot != self.slot[r]);
+                    if copy {
+                        remove_work_file(&path)?;
+                    }
                     progress.advance(1);
                 }
                 Ok(())
             },
         )?;
         flags.finish()?;
-        let table = std::fs::metadata(table_path).map_or(0, |m| m.len());
-        self.note_disk(table);
+        self.keep_peak(peak);
         Ok((counts, header, bytes))
+    }
+}
+
+/// Deletes a work file the tier no longer needs (one already gone is no error).
+fn remove_work_file(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
+        _ => Ok(()),
     }
 }

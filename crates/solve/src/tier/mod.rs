@@ -312,6 +312,13 @@ impl<'g, G: Game> Job<'g, G> {
     pub(super) fn note_disk(&mut self, extra: u64) {
         let mut kinds = crate::plan::disk::work_disk(&self.st.work);
         kinds.table = extra;
+        self.keep_peak(kinds);
+    }
+
+    /// Keeps `kinds` (the work files and, in the finish, the table so far) as the tier's
+    /// peak if it is the most so far.
+    pub(super) fn keep_peak(&mut self, kinds: crate::counts::WorkDisk) {
+        let extra = kinds.table;
         let now = kinds.total();
         if now >= self.timings.peak_work_disk {
             self.timings.peak_work_disk = now;
