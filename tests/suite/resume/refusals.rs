@@ -204,7 +204,10 @@ fn a_full_disk_in_the_finish_after_copies_went_resumes_to_the_same_tables() {
             in_a_table += 1;
         }
         if dir.join("manifest.json").exists() {
-            let resumed = bawo_env(&rare_checkpoints(inst.resume(&dir)), &[none_held.clone()]);
+            let resumed = bawo_env(
+                &rare_checkpoints(inst.resume(&dir)),
+                std::slice::from_ref(&none_held),
+            );
             assert_ok(&resumed, &what);
         } else {
             assert_ok(&bawo(&inst.solve(&dir)), &what);
