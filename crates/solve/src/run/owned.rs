@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::tier::checkpoint::Manifest;
-use crate::work::{is_solver_file, remove_work_dir};
+use crate::work::{is_solver_file, remove_file_if_present, remove_work_dir};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::InputError;
 use bawo_store::ledger::Ledger;
@@ -168,13 +168,6 @@ impl<'a> Owned<'a> {
 pub fn manifest_looks_like_ours(dir: &Path) -> bool {
     bawo_store::bytes::read_text_bounded(&Manifest::path(dir), bawo_store::manifest::MAX_BYTES)
         .is_ok_and(|t| t.contains("\"fingerprint\"") && t.contains("\"game\""))
-}
-
-pub(crate) fn remove_file_if_present(p: &Path) -> Result<()> {
-    match std::fs::remove_file(p) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(p, e)),
-        _ => Ok(()),
-    }
 }
 
 /// `tier-KKKK.tbl` or `tier-KKKK.bdb`: a tier's table or compressed file.

@@ -10,6 +10,7 @@ use crate::counts::{TierCounts, WorkDisk};
 use crate::flags::{flags_path_beside, FlagWriter};
 use crate::plan::disk::work_disk;
 use crate::tier::{Job, TierProgress};
+use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
 use bawo_store::bytes::{as_u32, map_ro};
@@ -70,7 +71,7 @@ impl<G: Game> Job<'_, G> {
                     let copy = held.is_none()
                         && self.st.slots.get(r).is_some_and(|s| s.slot != self.slot[r]);
                     if copy {
-                        remove_work_file(&path)?;
+                        remove_file_if_present(&path)?;
                     }
                     progress.advance(1);
                 }
@@ -80,13 +81,5 @@ impl<G: Game> Job<'_, G> {
         flags.finish()?;
         self.keep_peak(peak);
         Ok((counts, header, bytes))
-    }
-}
-
-/// Deletes a work file the tier no longer needs (one already gone is no error).
-fn remove_work_file(path: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
-        _ => Ok(()),
     }
 }

@@ -53,7 +53,7 @@ use crate::tier::tables::Tables;
 use crate::work::edgelog;
 use crate::work::graph::{EdgeCodec, Preds};
 use crate::work::predwrite::PredWriter;
-use crate::work::{LogName, Slot, WorkFile};
+use crate::work::{remove_file_if_present, LogName, Slot, WorkFile};
 use bawo_games::clock::{Spent, Stopwatch};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::{Game, Tier};
@@ -661,13 +661,7 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.preds.clear();
             self.checkpoint(ckpt)?;
             for r in 0..self.ranges {
-                let path = self.path(WorkFile::Preds(r));
-                match std::fs::remove_file(&path) {
-                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                        return Err(Error::io(&path, e))
-                    }
-                    _ => {}
-                }
+                remove_file_if_present(&self.path(WorkFile::Preds(r)))?;
             }
         }
         Ok(())

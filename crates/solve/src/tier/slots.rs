@@ -8,7 +8,7 @@ use std::fs::File;
 use crate::tier::checkpoint::{Checkpoints, Phase, SlotRecord};
 use crate::tier::held::HeldCells;
 use crate::tier::Job;
-use crate::work::{LogName, WorkFile};
+use crate::work::{remove_file_if_present, LogName, WorkFile};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
 use bawo_store::append::AppendLog;
@@ -103,12 +103,7 @@ impl<G: Game> Job<'_, G> {
             }
         }
         for path in std::mem::take(&mut self.consumed) {
-            match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                    return Err(Error::io(&path, e))
-                }
-                _ => {}
-            }
+            remove_file_if_present(&path)?;
         }
         Ok(())
     }

@@ -137,6 +137,14 @@ pub fn is_solver_file(name: &str) -> bool {
         })
 }
 
+/// Deletes the file at `p`; one already gone is no error.
+pub fn remove_file_if_present(p: &Path) -> Result<()> {
+    match std::fs::remove_file(p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(p, e)),
+        _ => Ok(()),
+    }
+}
+
 /// Removes a tier's work folder: the solver's files in it, then the folder once empty. A file
 /// of anyone else's found there (and so the folder holding it) is left in place.
 pub fn remove_work_dir(dir: &Path) -> Result<()> {
