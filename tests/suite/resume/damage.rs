@@ -8,9 +8,11 @@ pub(super) struct Checkpoint {
     pub(super) phase: String,
     /// Append logs and their committed lengths.
     pub(super) logs: Vec<(PathBuf, u64)>,
-    /// Each range's current cell slot (from the predecessor phase on).
+    /// Each range's cell slot the checkpoint names (from the predecessor phase on): plain,
+    /// or out of core packed.
     pub(super) slots: Vec<PathBuf>,
-    /// The other slot of each range (not referred to by the checkpoint).
+    /// The cell files of each range the checkpoint does not name: the other slot, and
+    /// beside a packed slot the plain working cells.
     pub(super) spare_slots: Vec<PathBuf>,
     pub(super) preds: Vec<PathBuf>,
     pub(super) work: PathBuf,
@@ -31,9 +33,10 @@ pub(super) fn checkpoint_of(dir: &Path) -> Option<Checkpoint> {
         .unwrap()
         .iter()
         .map(|(name, v)| {
-            let file = match name.strip_prefix("cells-") {
-                Some(r) => format!("cells-{r}.a"),
-                None => format!("{name}.log"),
+            let file = if name.starts_with("cells-") || name.starts_with("packed-") {
+                format!("{name}.a")
+            } else {
+                format!("{name}.log")
             };
             (work.join(file), v["len"].as_u64().unwrap())
         })
@@ -43,8 +46,15 @@ pub(super) fn checkpoint_of(dir: &Path) -> Option<Checkpoint> {
     for (r, s) in c["slots"].as_array().unwrap().iter().enumerate() {
         let slot = s["slot"].as_str().unwrap();
         let other = if slot == "a" { "b" } else { "a" };
-        slots.push(work.join(format!("cells-{r}.{slot}")));
-        spare_slots.push(work.join(format!("cells-{r}.{other}")));
+        if s.get("packed").and_then(Json::as_bool) == Some(true) {
+            slots.push(work.join(format!("packed-{r}.{slot}")));
+            spare_slots.push(work.join(format!("packed-{r}.{other}")));
+            spare_slots.push(work.join(format!("cells-{r}.a")));
+            spare_slots.push(work.join(format!("cells-{r}.b")));
+        } else {
+            slots.push(work.join(format!("cells-{r}.{slot}")));
+            spare_slots.push(work.join(format!("cells-{r}.{other}")));
+        }
     }
     let preds = (0..c["preds"].as_array().unwrap().len())
         .map(|r| work.join(format!("preds-{r}.bin")))
@@ -63,7 +73,7 @@ pub(super) fn checkpoint_of(dir: &Path) -> Option<Checkpoint> {
 
 /// Interrupted runs of `inst` in `root`, one per phase, each in a tier of several ranges and
 /// in the middle of its phase: the pass with blocks to go, the predecessor phase with ranges
-/// built and to go, the attractor with cells in both slots.
+/// built and to go, the attractor with cells checkpointed in their second slot.
 pub(super) fn mid_phase_runs(inst: Instance, root: &Path) -> Vec<(String, PathBuf)> {
     let mut found: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut k = 1;

@@ -17,7 +17,8 @@ fn append(path: &Path, bytes: &[u8]) {
 #[test]
 fn leftovers_of_a_killed_run_are_ignored() {
     // A run killed between checkpoints has appended to its logs past their committed length,
-    // changed cells in the slot the checkpoint does not refer to, built predecessor files the
+    // changed cells in the slot the checkpoint does not refer to (or, out of core, in the
+    // plain cells beside the packed slot it names), built predecessor files the
     // checkpoint does not list, spilled level messages, and left temporary files. None of it
     // may reach the tables.
     let inst = N2_RANGES;
@@ -43,9 +44,11 @@ fn leftovers_of_a_killed_run_are_ignored() {
         }
         if c.phase == "successors" {
             for r in 0..c.ranges {
-                let cells = c.work.join(format!("cells-{r}.a"));
-                if !c.logs.iter().any(|(p, _)| *p == cells) {
-                    std::fs::write(&cells, &junk).unwrap();
+                for cells in [format!("cells-{r}.a"), format!("packed-{r}.a")] {
+                    let cells = c.work.join(cells);
+                    if !c.logs.iter().any(|(p, _)| *p == cells) {
+                        std::fs::write(&cells, &junk).unwrap();
+                    }
                 }
             }
         }
@@ -53,7 +56,10 @@ fn leftovers_of_a_killed_run_are_ignored() {
         let tier = manifest(&dir)["current"]["tier"].as_u64().unwrap();
         std::fs::write(dir.join(format!(".tier-{tier:04}.tbl.tmp")), &junk).unwrap();
         std::fs::write(dir.join(format!("tier-{tier:04}.tbl")), &junk).unwrap();
-        assert_ok(&bawo(&inst.resume(&dir)), &phase);
+        // Resumed holding no cells in memory, so that every range's plain cells are used:
+        // those left by the killed run must not be.
+        let none_held = [("BAWO_HELD_CELLS", "0".to_string())];
+        assert_ok(&bawo_env(&inst.resume(&dir), &none_held), &phase);
         // Temporary names are reused, not cleaned: only the tables and the manifest matter.
         for f in [".manifest.json.tmp", &format!(".tier-{tier:04}.tbl.tmp")] {
             let _ = std::fs::remove_file(dir.join(f));
@@ -177,10 +183,10 @@ fn rare_checkpoints(mut args: Vec<String>) -> Vec<String> {
 
 #[test]
 fn a_full_disk_in_the_finish_after_copies_went_resumes_to_the_same_tables() {
-    // No cells held and no checkpoint in the attractor: every range it changes lives in a
-    // copy beside its checkpointed slot, and the finish deletes each copy once its range is in
-    // the table. A write that fails in the finish must leave what the resume needs: it redoes
-    // the attractor from the checkpointed slots.
+    // No cells held and no checkpoint in the attractor: every range it changes lives in
+    // plain cells beside its checkpointed packed slot, and the finish deletes those of each
+    // range once it is in the table. A write that fails in the finish must leave what the
+    // resume needs: it redoes the attractor from the checkpointed slots.
     let inst = N3_RANGES;
     let root = scratch();
     let clean = solve_clean(inst, root.path());

@@ -18,11 +18,16 @@ const BDB_BYTES: f64 = 0.25;
 /// A tier that is one range keeps edges, predecessor lists and due logs in memory: its work
 /// files are the cells (4 bytes per position), written once.
 const RESIDENT_WORK_BYTES: f64 = 4.0;
-/// Out of core, per position: working cells (4), written once by the successor pass and
-/// again as a range's copy before its first change after a checkpoint, except the ranges the
-/// attractor holds in memory (written to their other slot only at a checkpoint that finds
-/// them changed, and not at all at the end: they go straight into the table).
+/// Out of core, per position: plain working cells (4), which only the ranges the attractor
+/// does not hold in memory have on disk, unpacked once when the attractor starts.
 const CELL_BYTES: f64 = 4.0;
+/// Out of core, the successor pass's cells packed ([`crate::tier::packed`]; Bawo `n = 4`, 15
+/// seeds: 0.22 bytes per stored position), with a margin.
+const PACKED_PASS_BYTES: f64 = 0.3;
+/// A packed slot of the attractor's cells (the same tier: up to 0.37 bytes per stored
+/// position in the middle of the attractor), with a margin; a checkpoint writes the new slot
+/// before the old one goes, so the attractor's disk counts two.
+const PACKED_BYTES: f64 = 0.4;
 /// Due logs: positions queued for the attractor's levels, as sorted varint gaps
 /// ([`crate::work::duelog`]; Bawo `n = 4`, 15 seeds under `--mem 512M` held 1.07 bytes per
 /// stored position of them at its peak; a quarter more here for sparser ranges. Most
@@ -46,10 +51,10 @@ pub struct TierDisk {
     pub kinds: WorkDisk,
     /// Bytes of the raw table.
     pub table: u64,
-    /// Bytes of the raw table beside the work files at the tier's peak: the finish writes the
-    /// table range by range and deletes each range's copy made since the last checkpoint as
-    /// it goes, so out of core the peak comes once the held ranges (the first ones, which
-    /// have no copy) are in the table: their share of it.
+    /// Bytes of the raw table beside the work files at the tier's peak: the whole table in a
+    /// tier of one range; out of core none when the attractor sets the peak, the whole table
+    /// when the finish does (the plain cells it is written from, and the packed slots, are
+    /// still there when it is done).
     pub table_at_peak: u64,
     /// Bytes of the compressed file.
     pub bdb: u64,
@@ -58,9 +63,10 @@ pub struct TierDisk {
 }
 
 /// The model of one tier's disk: out of core its work files peak either when the
-/// successor pass ends (cells, edge logs, due logs), while predecessor lists are built (edge
-/// logs are deleted by checkpoints, about an eighth of them at a time, as the lists are
-/// built), or early in the attractor (cells and their copies, predecessor lists, due logs).
+/// successor pass ends (packed cells, edge logs, due logs), while predecessor lists are built
+/// (edge logs are deleted by checkpoints, about an eighth of them at a time, as the lists are
+/// built), or early in the attractor (the plain cells of the ranges it does not hold, two
+/// packed slots, predecessor lists, due logs).
 pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
     let stored = tp.states as f64;
     let e = shape.edges_per_position;
@@ -73,7 +79,7 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         messages: 0,
         table: 0,
     };
-    let (kinds, written, held) = if tp.ranges == 1 {
+    let (kinds, written, table_share) = if tp.ranges == 1 {
         (
             per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0),
             RESIDENT_WORK_BYTES,
@@ -82,26 +88,35 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
     } else {
         let edges = EDGE_LOG_BYTES * e;
         let preds = PRED_OFFSET_BYTES + source * e;
-        let at_successors = per_stored(CELL_BYTES, edges, 0.0, DUE_BYTES);
+        let at_successors = per_stored(PACKED_PASS_BYTES, edges, 0.0, DUE_BYTES);
         // The edge logs are deleted as the lists are built (up to an eighth of them wait
         // for the next checkpoint to delete them): the larger of the two, and that eighth.
         let at_predecessors = if preds >= edges {
-            per_stored(CELL_BYTES, edges / 8.0, preds, DUE_BYTES)
+            per_stored(PACKED_PASS_BYTES, edges / 8.0, preds, DUE_BYTES)
         } else {
-            per_stored(CELL_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
+            per_stored(PACKED_PASS_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
         };
-        // The second copy of the cells, for the ranges the attractor does not hold.
+        // Plain cells for the ranges the attractor does not hold, and two packed slots.
         let held = (tp.attractor_cells as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
-        let copies = 2.0 - held;
-        let in_attractor = per_stored(copies * CELL_BYTES, 0.0, preds, DUE_BYTES);
+        let cells = (1.0 - held) * CELL_BYTES + 2.0 * PACKED_BYTES;
+        let in_attractor = per_stored(cells, 0.0, preds, DUE_BYTES);
         let peak = [at_successors, at_predecessors, in_attractor]
             .into_iter()
             .max_by_key(WorkDisk::total)
             .unwrap_or_default();
-        (peak, copies * CELL_BYTES + edges + preds + DUE_BYTES, held)
+        let cells_written = PACKED_PASS_BYTES + cells;
+        let written = cells_written + edges + preds + DUE_BYTES;
+        // The finish: the table beside the cells, once the predecessor lists and due logs
+        // are gone.
+        let at_finish = per_stored(cells, 0.0, 0.0, 0.0);
+        if at_finish.total() as f64 + TABLE_BYTES * stored > peak.total() as f64 {
+            (at_finish, written, 1.0)
+        } else {
+            (peak, written, 0.0)
+        }
     };
     let table = (TABLE_BYTES * stored) as u64;
-    let table_at_peak = (TABLE_BYTES * held * stored) as u64;
+    let table_at_peak = (TABLE_BYTES * table_share * stored) as u64;
     let bdb = (BDB_BYTES * stored) as u64;
     TierDisk {
         work: kinds.total(),

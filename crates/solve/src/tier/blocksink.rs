@@ -29,6 +29,17 @@ pub fn due_pieces(items: &[(u32, u32)], range_bits: u32) -> Vec<Vec<u8>> {
     level_pieces(&mut by_level(items, range_bits))
 }
 
+/// The log of range `r`'s cells from the successor pass: plain in a tier of one range (its
+/// cells are then changed in place, mapped), else packed, a zstd frame per block
+/// ([`crate::tier::packed`]).
+pub fn cell_log(resident: bool, r: usize) -> LogName {
+    if resident {
+        LogName::Cells(r)
+    } else {
+        LogName::Packed(r)
+    }
+}
+
 /// A block whose successors were passed, its cells and due positions not yet logged.
 pub struct Logged {
     pub start: u64,
@@ -52,13 +63,16 @@ impl BlockSink<'_> {
     pub fn log(&mut self, block: Logged) -> Result<Vec<u32>> {
         let r = (block.start >> self.range_bits) as usize;
         if self.cell_logs[r].is_none() {
-            let log = AppendLog::create(&self.work.join(LogName::Cells(r).file().name()))?;
+            let name = cell_log(self.resident, r);
+            let log = AppendLog::create(&self.work.join(name.file().name()))?;
             self.cell_logs[r] = Some(log);
         }
-        self.cell_logs[r]
-            .as_ref()
-            .expect("created above")
-            .append(u32_bytes(&block.cells))?;
+        let log = self.cell_logs[r].as_ref().expect("created above");
+        if self.resident {
+            log.append(u32_bytes(&block.cells))?;
+        } else {
+            log.append(&crate::tier::packed::frame(&block.cells)?)?;
+        }
         for (level, pieces) in block.due.iter().enumerate() {
             if !pieces.is_empty() {
                 self.due_log(level as u32, r)?.append(pieces)?;

@@ -38,10 +38,15 @@ pub enum Phase {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlotRecord {
     /// Cells are copied to the other slot before the first change after a checkpoint, so the
-    /// checkpointed slot is never modified.
+    /// checkpointed slot is never modified; packed slots are written afresh at each
+    /// checkpoint, into the slot the last one did not name.
     pub slot: Slot,
     /// Checksum of the slot file.
     pub checksum: Checksum,
+    /// The slot is the range's packed file ([`crate::tier::packed`]), not its plain one: out
+    /// of core, from the successor pass to the end of the attractor.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub packed: bool,
 }
 
 /// The checkpoint of the tier being solved.
@@ -79,8 +84,9 @@ pub struct TierState {
 }
 
 /// The format of the work files a checkpoint names: 1 since edge logs are compact pieces
-/// ([`crate::work::edgelog`]), 2 since due logs are too ([`crate::work::duelog`]).
-pub const WORK_FORMAT: u32 = 2;
+/// ([`crate::work::edgelog`]), 2 since due logs are too ([`crate::work::duelog`]), 3 since
+/// out-of-core cells are checkpointed packed ([`crate::tier::packed`]).
+pub const WORK_FORMAT: u32 = 3;
 
 impl bawo_store::manifest::Checkpoint for TierState {
     fn work_dir_mut(&mut self) -> Option<&mut PathBuf> {

@@ -9,7 +9,7 @@ use crate::cell;
 use crate::counts::{TierCounts, WorkDisk};
 use crate::flags::{flags_path_beside, FlagWriter};
 use crate::plan::disk::work_disk;
-use crate::tier::{Job, TierProgress};
+use crate::tier::{packed, Job, TierProgress};
 use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
@@ -43,10 +43,17 @@ impl<G: Game> Job<'_, G> {
                     let path = self.cells_path(r);
                     let held = self.held.words(r);
                     {
-                        let map;
-                        let cells = match held {
-                            Some(c) => c,
-                            None => {
+                        let (map, unpacked);
+                        let cells = match (held, self.packed_now[r]) {
+                            (Some(c), _) => c,
+                            // Resumed after the attractor with this range's cells packed.
+                            (None, Some(slot)) => {
+                                let mut v = crate::work::huge::filled(self.range_len(r), 0u32);
+                                packed::unpack_into(&self.packed_path(r, slot), &mut v)?;
+                                unpacked = v;
+                                &unpacked[..]
+                            }
+                            (None, None) => {
                                 map = map_ro(&path)?
                                     .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
                                 as_u32(&path, &map)?
@@ -65,11 +72,16 @@ impl<G: Game> Job<'_, G> {
                         peak = now;
                     }
                     // A range changed since the last checkpoint lives in a copy, not in the
-                    // slot that checkpoint names: once in the table, no resume needs it (a
+                    // slot that checkpoint names, and a range checkpointed packed in plain
+                    // cells no checkpoint names: once in the table, no resume needs them (a
                     // run killed now redoes the attractor from the checkpointed slots), so
-                    // the table takes the place of the copies as it grows.
+                    // the table takes their place as it grows.
                     let copy = held.is_none()
-                        && self.st.slots.get(r).is_some_and(|s| s.slot != self.slot[r]);
+                        && self
+                            .st
+                            .slots
+                            .get(r)
+                            .is_some_and(|s| s.packed || s.slot != self.slot[r]);
                     if copy {
                         remove_file_if_present(&path)?;
                     }

@@ -8,11 +8,10 @@
 //! level, and each write-back made the next change fault again. So the attractor reads the
 //! cells of as many ranges as its share of the plan holds
 //! ([`crate::plan::budget::TierPlan::attractor_cells`]) into memory once, and writes them only
-//! when a checkpoint comes (into the range's other slot: the checkpointed slot is never
-//! changed, so they need no copy before their first change); when the attractor is done they
+//! when a checkpoint comes (packed, [`crate::tier::packed`]); when the attractor is done they
 //! go from memory into the tier's table.
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU32;
 
@@ -29,12 +28,17 @@ pub struct HeldCells {
 }
 
 impl HeldCells {
-    /// Reads the cells of the ranges (files and lengths `ranges`, taken in order while they
-    /// fit) whose cells fit `bytes` together; the rest stay in their files.
-    pub fn load(ranges: impl IntoIterator<Item = (PathBuf, usize)>, bytes: u64) -> Result<Self> {
+    /// Reads the cells of the ranges (of lengths `lens`, taken in order while they fit)
+    /// whose cells fit `bytes` together, each with `read(range, cells)`; the rest stay in
+    /// their files.
+    pub fn load(
+        lens: &[usize],
+        bytes: u64,
+        read: impl Fn(usize, &mut [u32]) -> Result<()>,
+    ) -> Result<Self> {
         let mut left = bytes;
         let mut held = Vec::new();
-        for (path, len) in ranges {
+        for (r, &len) in lens.iter().enumerate() {
             let need = 4 * len as u64;
             if need > left || len == 0 {
                 held.push(None);
@@ -42,18 +46,23 @@ impl HeldCells {
             }
             left -= need;
             let mut cells = crate::work::huge::filled(len, 0u32);
-            let mut f = bawo_store::open_no_follow()
-                .read(true)
-                .open(&path)
-                .map_err(|e| Error::io(&path, e))?;
-            f.read_exact(bytes_of_mut(&mut cells))
-                .map_err(|e| Error::io(&path, e))?;
+            read(r, &mut cells)?;
             held.push(Some(cells));
         }
         Ok(HeldCells {
             ranges: held,
             spare: left,
         })
+    }
+
+    /// Reads a plain cell file into `cells`, which it fills exactly.
+    pub fn read_file(path: &Path, cells: &mut [u32]) -> Result<()> {
+        let mut f = bawo_store::open_no_follow()
+            .read(true)
+            .open(path)
+            .map_err(|e| Error::io(path, e))?;
+        f.read_exact(bytes_of_mut(cells))
+            .map_err(|e| Error::io(path, e))
     }
 
     /// Bytes of the share for held cells that they left unused (less than one range's cells,
@@ -84,22 +93,6 @@ impl HeldCells {
     /// Range `r`'s cells, if held.
     pub fn words(&self, r: usize) -> Option<&[u32]> {
         self.ranges.get(r)?.as_deref()
-    }
-
-    /// Writes range `r`'s cells to `path` (created or emptied first); nothing if not held.
-    pub fn write(&mut self, r: usize, path: &Path) -> Result<()> {
-        let Some(Some(cells)) = self.ranges.get_mut(r) else {
-            return Ok(());
-        };
-        let bytes = bytes_of_mut(cells);
-        bawo_store::fault::check_write(bytes.len(), path)?;
-        let mut f = bawo_store::open_no_follow()
-            .create(true)
-            .write(true)
-            .truncate(true)
-            .open(path)
-            .map_err(|e| Error::io(path, e))?;
-        f.write_all(bytes).map_err(|e| Error::io(path, e))
     }
 }
 
@@ -142,39 +135,39 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     #[test]
-    fn held_ranges_are_read_changed_and_written_back_within_their_bytes() {
+    fn held_ranges_are_read_and_changed_within_their_bytes() {
         let dir = tempfile::tempdir().unwrap();
         let mut files = Vec::new();
         for r in 0..3u32 {
             let words: Vec<u32> = (0..1000).map(|i| i * 3 + r).collect();
             let p = dir.path().join(format!("c{r}"));
             std::fs::write(&p, bawo_store::bytes::u32_bytes(&words)).unwrap();
-            files.push((p, 1000));
+            files.push(p);
         }
+        let read = |r: usize, cells: &mut [u32]| HeldCells::read_file(&files[r], cells);
         // Room for two ranges: the first two are held, the third stays in its file.
-        let mut held = HeldCells::load(files.clone(), 8000).unwrap();
+        let mut held = HeldCells::load(&[1000; 3], 8000, read).unwrap();
         assert!(held.holds(0) && held.holds(1) && !held.holds(2));
         assert_eq!(held.count(), 2);
-        assert!(held.cells(2).is_none());
+        assert!(held.cells(2).is_none() && held.words(2).is_none());
         let c = held.cells(1).unwrap();
         assert_eq!(c[7].load(Ordering::Relaxed), 22);
         c[7].store(5, Ordering::Relaxed);
-        let out = dir.path().join("out");
-        held.write(1, &out).unwrap();
-        let back = std::fs::read(&out).unwrap();
-        assert_eq!(back.len(), 4000);
-        assert_eq!(u32::from_ne_bytes(back[28..32].try_into().unwrap()), 5);
-        assert_eq!(u32::from_ne_bytes(back[32..36].try_into().unwrap()), 25);
-        // A range not held writes nothing.
-        held.write(2, &dir.path().join("none")).unwrap();
-        assert!(!dir.path().join("none").exists());
-        assert_eq!(HeldCells::load(files.clone(), 0).unwrap().count(), 0);
+        assert_eq!(&held.words(1).unwrap()[6..9], &[19, 5, 25]);
+        assert_eq!(HeldCells::load(&[1000; 3], 0, read).unwrap().count(), 0);
         // A smaller range after one that does not fit is held if it fits what is left.
-        let small = dir.path().join("small");
-        std::fs::write(&small, [0u8; 400]).unwrap();
-        let mut four = files;
-        four.push((small, 100));
-        let held = HeldCells::load(four, 8400).unwrap();
+        let small = |r: usize, cells: &mut [u32]| {
+            if r == 3 {
+                cells.fill(0);
+                Ok(())
+            } else {
+                read(r, cells)
+            }
+        };
+        let held = HeldCells::load(&[1000, 1000, 1000, 100], 8400, small).unwrap();
         assert!(held.holds(0) && held.holds(1) && !held.holds(2) && held.holds(3));
+        // A file shorter than its range is an error, not cells made up.
+        let short = |_: usize, cells: &mut [u32]| HeldCells::read_file(&files[0], cells);
+        assert!(HeldCells::load(&[2000], 8000, short).is_err());
     }
 }

@@ -31,6 +31,7 @@ pub(crate) mod emit_level;
 pub mod finish;
 pub mod held;
 pub mod messages;
+pub mod packed;
 pub mod pass;
 pub mod pass_tables;
 pub mod resume;
@@ -44,7 +45,7 @@ use std::time::Duration;
 use crate::counts::{TierCounts, TierTimings};
 use crate::plan::budget::{MemoryPlan, TierPlan};
 use crate::tier::attractor::apply_batches;
-use crate::tier::blocksink::{BlockSink, Logged};
+use crate::tier::blocksink::{cell_log, BlockSink, Logged};
 use crate::tier::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use crate::tier::held::{cells_view, HeldCells};
 use crate::tier::pass::pass_block;
@@ -196,6 +197,9 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) pinned: Vec<bool>,
     /// Changed since the last checkpoint (its checksum must be taken again).
     pub(super) dirty: Vec<bool>,
+    /// Out of core, where a range's current cells are packed while they have no plain file:
+    /// from the successor pass until the attractor unpacks them (the slot of the packed file).
+    pub(super) packed_now: Vec<Option<Slot>>,
     /// Predecessor files written since the last checkpoint (not yet synced).
     pub(super) unsynced_preds: Vec<usize>,
     /// One range: logs and predecessor lists stay in memory until a checkpoint needs them.
@@ -234,6 +238,18 @@ impl<'g, G: Game> Job<'g, G> {
             range: r,
             slot: self.slot[r],
         })
+    }
+
+    pub(super) fn packed_path(&self, r: usize, slot: Slot) -> PathBuf {
+        self.path(WorkFile::Packed { range: r, slot })
+    }
+
+    /// The file holding range `r`'s current cells, when they are in one: packed or plain.
+    pub(super) fn current_cells_path(&self, r: usize) -> PathBuf {
+        match self.packed_now[r] {
+            Some(s) => self.packed_path(r, s),
+            None => self.cells_path(r),
+        }
     }
 
     fn start(game: &'g G, tier: Tier, opts: &TierOptions) -> Result<Self> {
@@ -297,6 +313,7 @@ impl<'g, G: Game> Job<'g, G> {
             slot: vec![Slot::A; ranges],
             pinned: vec![false; ranges],
             dirty: vec![false; ranges],
+            packed_now: vec![None; ranges],
             unsynced_preds: Vec::new(),
             resident: ranges == 1,
             preds_mem: (0..ranges).map(|_| None).collect(),
@@ -441,14 +458,16 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.next += 1;
         }
         drop(pass_tables);
-        // The cell logs are complete: from here on they are the ranges' slot-a cells.
+        // The cell logs are complete: from here on they are the ranges' slot-a cells (out of
+        // core, packed: the attractor unpacks them).
         for log in self.cell_logs.iter_mut() {
             if let Some(l) = log.take() {
                 l.flush()?;
             }
         }
+        let packed = !self.resident;
         for r in 0..self.ranges {
-            let path = self.path(LogName::Cells(r).file());
+            let path = self.path(cell_log(self.resident, r).file());
             if !path.exists() {
                 return Err(Error::Internal(format!("range {r} has no cells")));
             }
@@ -458,11 +477,14 @@ impl<'g, G: Game> Job<'g, G> {
             .map(|_| SlotRecord {
                 slot: Slot::A,
                 checksum: Default::default(),
+                packed,
             })
             .collect();
         self.slot = vec![Slot::A; self.ranges];
+        self.packed_now = vec![packed.then_some(Slot::A); self.ranges];
         self.dirty = vec![true; self.ranges];
-        // A checkpoint taken during the pass refers to these files.
+        // A checkpoint taken during the pass refers to these files (a packed file is never
+        // changed: the plain cells unpacked from it are).
         let pinned = self.st.logs.keys().any(|k| matches!(k, LogName::Cells(_)));
         self.pinned = vec![pinned; self.ranges];
         self.st.phase = Phase::Predecessors;
@@ -587,8 +609,7 @@ impl<'g, G: Game> Job<'g, G> {
         let mut held = if self.resident || !self.levels_left(level) {
             std::mem::take(&mut self.held)
         } else {
-            let files = (0..self.ranges).map(|r| (self.cells_path(r), self.range_len(r)));
-            HeldCells::load(files, held_bytes)?
+            self.open_cells(held_bytes)?
         };
         self.timings.held_ranges = held.count() as u64;
         while self.levels_left(level) {
@@ -646,23 +667,27 @@ impl<'g, G: Game> Job<'g, G> {
                 ckpt.attractor_due()
             };
             if due {
-                self.write_held(&mut held)?;
+                // Out of core the checkpoint names packed cells, made now of the ranges
+                // changed since the last one.
+                self.pack_dirty(&held, !self.resident)?;
                 self.checkpoint(ckpt)?;
             }
         }
         self.timings.levels = level;
-        // Held cells go straight into the table: written to a slot and synced for a last
-        // checkpoint, they would cost their bytes and a wait for the disk. Else, out of core,
-        // one more checkpoint that names no predecessor file lets them go before the table is
-        // written beside the cells.
-        let holds = held.count() > 0;
-        self.held = held;
-        if !self.resident && !self.st.preds.is_empty() && !holds {
+        // Out of core, one more checkpoint that names no predecessor file lets them go before
+        // the table is written beside the cells: it names the held ranges packed (they go
+        // from memory into the table) and the others' plain files, synced, which the table
+        // is written from.
+        if !self.resident && !self.st.preds.is_empty() {
             self.st.preds.clear();
+            self.pack_dirty(&held, false)?;
+            self.held = held;
             self.checkpoint(ckpt)?;
             for r in 0..self.ranges {
                 remove_file_if_present(&self.path(WorkFile::Preds(r)))?;
             }
+        } else {
+            self.held = held;
         }
         Ok(())
     }

@@ -45,7 +45,13 @@ impl<'g, G: Game> Job<'g, G> {
                 || Error::corrupt(&path, format!("log '{name}': range out of bounds"));
             match name {
                 LogName::Edges(r) => *edges.get_mut(r).ok_or_else(out_of_bounds)? = Some(log),
-                LogName::Cells(r) => {
+                LogName::Cells(r) | LogName::Packed(r) => {
+                    if name != crate::tier::blocksink::cell_log(job.resident, r) {
+                        return Err(Error::corrupt(
+                            &path,
+                            format!("log '{name}': the wrong kind of cells for the tier"),
+                        ));
+                    }
                     *job.cell_logs.get_mut(r).ok_or_else(out_of_bounds)? = Some(log)
                 }
                 LogName::Due { level, range } => {
@@ -65,12 +71,17 @@ impl<'g, G: Game> Job<'g, G> {
             }
             for r in 0..ranges {
                 let rec = job.st.slots[r].clone();
-                job.slot[r] = rec.slot;
-                let path = job.cells_path(r);
+                // Packed cells are unpacked by the attractor into the plain slot a.
+                if rec.packed {
+                    job.packed_now[r] = Some(rec.slot);
+                } else {
+                    job.slot[r] = rec.slot;
+                }
+                let path = job.current_cells_path(r);
                 let len = std::fs::metadata(&path)
                     .map_err(|e| Error::io(&path, e))?
                     .len();
-                if len != 4 * job.range_len(r) as u64 {
+                if !rec.packed && len != 4 * job.range_len(r) as u64 {
                     return Err(Error::corrupt(&path, "cell file has the wrong length"));
                 }
                 if file_checksum(&path)? != rec.checksum {
@@ -79,7 +90,7 @@ impl<'g, G: Game> Job<'g, G> {
                         "cell file does not match its checksum",
                     ));
                 }
-                job.pinned[r] = true;
+                job.pinned[r] = !rec.packed;
             }
             for (r, &sum) in job.st.preds.iter().enumerate() {
                 let path = job.path(WorkFile::Preds(r));

@@ -1,14 +1,19 @@
 //! A tier's checkpoints: committing its logs and cell slots, and letting go of what no
 //! checkpoint names any more; and the cell slots' rule that the checkpointed slot of a range
-//! is never changed (a copy is changed, or cells held in memory are written to the other slot).
+//! is never changed. In a tier of one range a copy is changed; out of core the checkpoints
+//! name packed cells ([`crate::tier::packed`]), written afresh into the other packed slot for
+//! each range changed since the last one, and the plain cells are changed in place.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 
+use rayon::prelude::*;
+
+use crate::tier::blocksink::cell_log;
 use crate::tier::checkpoint::{Checkpoints, Phase, SlotRecord};
 use crate::tier::held::HeldCells;
-use crate::tier::Job;
-use crate::work::{remove_file_if_present, LogName, WorkFile};
+use crate::tier::{packed, Job};
+use crate::work::{remove_file_if_present, LogName, Slot, WorkFile};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
 use bawo_store::append::AppendLog;
@@ -24,7 +29,7 @@ impl<G: Game> Job<'_, G> {
         if self.st.phase == Phase::Successors {
             for (r, log) in self.cell_logs.iter().enumerate() {
                 if let Some(log) = log {
-                    to_commit.push((LogName::Cells(r), log));
+                    to_commit.push((cell_log(self.resident, r), log));
                 }
             }
         }
@@ -69,7 +74,7 @@ impl<G: Game> Job<'_, G> {
         if self.st.phase >= Phase::Predecessors {
             let dirty: Vec<(usize, std::path::PathBuf)> = (0..self.ranges)
                 .filter(|&r| self.dirty[r])
-                .map(|r| (r, self.cells_path(r)))
+                .map(|r| (r, self.current_cells_path(r)))
                 .collect();
             let sums = each_in_parallel(&dirty, |(_, path)| {
                 sync_file(path)?;
@@ -77,14 +82,18 @@ impl<G: Game> Job<'_, G> {
             })?;
             for ((r, _), checksum) in dirty.into_iter().zip(sums) {
                 self.st.slots[r] = SlotRecord {
-                    slot: self.slot[r],
+                    slot: self.packed_now[r].unwrap_or(self.slot[r]),
                     checksum,
+                    packed: self.packed_now[r].is_some(),
                 };
                 self.dirty[r] = false;
             }
             bawo_store::sync_dir(&self.st.work)?;
         }
-        self.pinned.iter_mut().for_each(|p| *p = true);
+        // A range's plain cells are pinned unless the checkpoint names its packed ones.
+        for r in 0..self.ranges {
+            self.pinned[r] = !self.st.slots.get(r).is_some_and(|s| s.packed);
+        }
         ckpt.save(Some(self.st.clone()))?;
         // What the saved checkpoint no longer names, and no earlier one will be resumed from.
         // (Deleting a log twice is harmless: its file is gone, its handle holds nothing.)
@@ -92,7 +101,7 @@ impl<G: Game> Job<'_, G> {
             log.discard()?;
         }
         // A range's other cell slot is named by no checkpoint now (the next change copies
-        // into it afresh).
+        // into it afresh), nor are the packed slots the checkpoint does not name.
         if self.st.phase >= Phase::Predecessors {
             for r in 0..self.ranges {
                 let other = self.path(WorkFile::Cells {
@@ -100,6 +109,13 @@ impl<G: Game> Job<'_, G> {
                     slot: self.slot[r].other(),
                 });
                 self.consumed.push(other);
+                let rec = &self.st.slots[r];
+                if rec.packed {
+                    self.consumed.push(self.packed_path(r, rec.slot.other()));
+                } else {
+                    self.consumed.push(self.packed_path(r, Slot::A));
+                    self.consumed.push(self.packed_path(r, Slot::B));
+                }
             }
         }
         for path in std::mem::take(&mut self.consumed) {
@@ -121,17 +137,78 @@ impl<G: Game> Job<'_, G> {
         Ok(())
     }
 
-    /// Writes the held ranges changed since the last checkpoint into their other slot (the
-    /// checkpointed one is never changed), which becomes their current one.
-    pub(super) fn write_held(&mut self, held: &mut HeldCells) -> Result<()> {
-        for r in 0..self.ranges {
-            if !held.holds(r) || !self.dirty[r] {
-                continue;
-            }
-            self.slot[r] = self.slot[r].other();
-            held.write(r, &self.cells_path(r))?;
+    /// Packs the ranges changed since the last checkpoint, for the next one to name: the
+    /// held ranges' cells from memory and, with `plain_too`, the others' from their plain
+    /// files (those left are synced plain by the checkpoint). Each goes into the packed slot
+    /// the last checkpoint does not name, and is synced.
+    pub(super) fn pack_dirty(&mut self, held: &HeldCells, plain_too: bool) -> Result<()> {
+        let todo: Vec<(usize, Slot)> = (0..self.ranges)
+            .filter(|&r| self.dirty[r] && (plain_too || held.holds(r)))
+            .map(|r| {
+                let rec = &self.st.slots[r];
+                (
+                    r,
+                    if rec.packed {
+                        rec.slot.other()
+                    } else {
+                        Slot::A
+                    },
+                )
+            })
+            .collect();
+        let sums = todo
+            .par_iter()
+            .map(|&(r, slot)| {
+                let to = self.packed_path(r, slot);
+                match held.words(r) {
+                    Some(words) => packed::pack_words(words, &to),
+                    None => packed::pack_file(&self.cells_path(r), &to),
+                }
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let paths: Vec<_> = todo.iter().map(|&(r, s)| self.packed_path(r, s)).collect();
+        each_in_parallel(&paths, |p| sync_file(p))?;
+        for (&(r, slot), checksum) in todo.iter().zip(sums) {
+            self.st.slots[r] = SlotRecord {
+                slot,
+                checksum,
+                packed: true,
+            };
+            self.dirty[r] = false;
         }
         Ok(())
+    }
+
+    /// Out of core, the attractor's cells: as many ranges as `held_bytes` holds read into
+    /// memory (in order, while they fit), the others unpacked into their plain files where
+    /// they are packed. A held range's plain file, if it has one the checkpoint does not
+    /// name, goes: its cells live in memory and in their packed slot.
+    pub(super) fn open_cells(&mut self, held_bytes: u64) -> Result<HeldCells> {
+        let lens: Vec<usize> = (0..self.ranges).map(|r| self.range_len(r)).collect();
+        let held = HeldCells::load(&lens, held_bytes, |r, cells| match self.packed_now[r] {
+            Some(s) => packed::unpack_into(&self.packed_path(r, s), cells),
+            None => HeldCells::read_file(&self.cells_path(r), cells),
+        })?;
+        let unpack: Vec<(usize, Slot)> = (0..self.ranges)
+            .filter(|&r| !held.holds(r))
+            .filter_map(|r| self.packed_now[r].map(|s| (r, s)))
+            .collect();
+        unpack
+            .par_iter()
+            .map(|&(r, s)| {
+                packed::unpack_file(&self.packed_path(r, s), &self.cells_path(r), lens[r])
+            })
+            .collect::<Result<Vec<()>>>()?;
+        for r in 0..self.ranges {
+            if self.packed_now[r].take().is_some() {
+                // The plain cells are not the checkpoint's: they are changed in place.
+                self.pinned[r] = false;
+                if held.holds(r) {
+                    remove_file_if_present(&self.cells_path(r))?;
+                }
+            }
+        }
+        Ok(held)
     }
 }
 

@@ -4,13 +4,15 @@
 //! | file                 | [`WorkFile`]                | holds                                   |
 //! |----------------------|-----------------------------|-----------------------------------------|
 //! | `cells-R.a`, `.b`    | `Cells { range, slot }`     | the range's working cells (two slots)   |
+//! | `packed-R.a`, `.b`   | `Packed { range, slot }`    | the range's cells packed with zstd (two slots) |
 //! | `edges-R.log`        | `Edges(R)`                  | in-tier edges into range R              |
 //! | `due-L-R.log`        | `Due { level, range }`      | positions of range R due at level L     |
 //! | `preds-R.bin`        | `Preds(R)`                  | predecessor lists of range R            |
 //! | `msgs-R.tmp`         | `Messages(R)`               | one level's messages spilled to disk    |
 //!
-//! The append-only ones are named in the manifest by a [`LogName`] (`cells-R`, `edges-R`,
-//! `due-L-R`); the successor pass's cell log of a range is its slot-a cell file.
+//! The append-only ones are named in the manifest by a [`LogName`] (`cells-R`, `packed-R`,
+//! `edges-R`, `due-L-R`); the successor pass's cell log of a range is its slot-a cell file,
+//! or out of core its slot-a packed file.
 //!
 //! Its modules: `graph` (the predecessor graph and edge codec), `edgecodec`, `edgelog`,
 //! `duelog`, `predfile`, `predwrite`, `huge`.
@@ -49,6 +51,14 @@ impl Slot {
             Slot::B => Slot::A,
         }
     }
+
+    /// The letter that ends the slot's file names.
+    fn letter(self) -> &'static str {
+        match self {
+            Slot::A => "a",
+            Slot::B => "b",
+        }
+    }
 }
 
 /// A file in a tier's work directory.
@@ -56,6 +66,14 @@ impl Slot {
 pub enum WorkFile {
     /// The cells of a range, in one of its two slots.
     Cells {
+        /// The range.
+        range: usize,
+        /// The slot.
+        slot: Slot,
+    },
+    /// The cells of a range packed with zstd, in one of its two slots
+    /// ([`crate::tier::packed`]).
+    Packed {
         /// The range.
         range: usize,
         /// The slot.
@@ -80,13 +98,8 @@ impl WorkFile {
     /// The file's name inside the work directory.
     pub fn name(&self) -> String {
         match *self {
-            WorkFile::Cells { range, slot } => format!(
-                "cells-{range}.{}",
-                match slot {
-                    Slot::A => "a",
-                    Slot::B => "b",
-                }
-            ),
+            WorkFile::Cells { range, slot } => format!("cells-{range}.{}", slot.letter()),
+            WorkFile::Packed { range, slot } => format!("packed-{range}.{}", slot.letter()),
             WorkFile::Edges(r) => format!("edges-{r}.log"),
             WorkFile::Due { level, range } => format!("due-{level}-{range}.log"),
             WorkFile::Preds(r) => format!("preds-{r}.bin"),
@@ -105,6 +118,14 @@ impl WorkFile {
                 slot: Slot::A,
             },
             ("cells", "b") => WorkFile::Cells {
+                range: n()?,
+                slot: Slot::B,
+            },
+            ("packed", "a") => WorkFile::Packed {
+                range: n()?,
+                slot: Slot::A,
+            },
+            ("packed", "b") => WorkFile::Packed {
                 range: n()?,
                 slot: Slot::B,
             },
@@ -179,6 +200,9 @@ fn plain_number(t: &str) -> Result<usize, ()> {
 pub enum LogName {
     /// The successor pass's cells of a range (its slot-a cell file).
     Cells(usize),
+    /// Out of core, the successor pass's cells of a range as zstd frames (its slot-a packed
+    /// file).
+    Packed(usize),
     /// The in-tier edges of a range.
     Edges(usize),
     /// The positions of a range due at an attractor level.
@@ -198,6 +222,10 @@ impl LogName {
                 range,
                 slot: Slot::A,
             },
+            LogName::Packed(range) => WorkFile::Packed {
+                range,
+                slot: Slot::A,
+            },
             LogName::Edges(r) => WorkFile::Edges(r),
             LogName::Due { level, range } => WorkFile::Due { level, range },
         }
@@ -208,6 +236,7 @@ impl fmt::Display for LogName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             LogName::Cells(r) => write!(f, "cells-{r}"),
+            LogName::Packed(r) => write!(f, "packed-{r}"),
             LogName::Edges(r) => write!(f, "edges-{r}"),
             LogName::Due { level, range } => write!(f, "due-{level}-{range}"),
         }
@@ -223,6 +252,7 @@ impl FromStr for LogName {
         let number = |t: &str| plain_number(t).map_err(|_| bad());
         match kind {
             "cells" => Ok(LogName::Cells(number(rest)?)),
+            "packed" => Ok(LogName::Packed(number(rest)?)),
             "edges" => Ok(LogName::Edges(number(rest)?)),
             "due" => {
                 let (l, r) = rest.split_once('-').ok_or_else(bad)?;
@@ -258,6 +288,7 @@ mod tests {
     fn log_names_round_trip_and_odd_names_are_refused() {
         for name in [
             LogName::Cells(0),
+            LogName::Packed(3),
             LogName::Edges(12),
             LogName::Due { level: 3, range: 7 },
         ] {
@@ -276,6 +307,7 @@ mod tests {
             assert!(bad.parse::<LogName>().is_err(), "{bad}");
         }
         assert_eq!(LogName::Cells(4).file().name(), "cells-4.a");
+        assert_eq!(LogName::Packed(4).file().name(), "packed-4.a");
         assert_eq!(
             LogName::Due { level: 2, range: 5 }.file().name(),
             "due-2-5.log"
@@ -293,6 +325,10 @@ mod tests {
                 range: 0,
                 slot: Slot::B,
             },
+            WorkFile::Packed {
+                range: 2,
+                slot: Slot::B,
+            },
             WorkFile::Edges(7),
             WorkFile::Due { level: 2, range: 1 },
             WorkFile::Preds(10),
@@ -305,6 +341,8 @@ mod tests {
         for other in [
             "notes.txt",
             "cells-1.c",
+            "packed-1.c",
+            "packed-01.a",
             "edges-01.log",
             ".notes.txt.abc.tmp",
             "preds-x.bin",

@@ -1,0 +1,219 @@
+//! Cells packed with zstd: what an out-of-core tier's checkpoints name instead of a second
+//! plain copy of every range.
+//!
+//! A range's working cells are 4 bytes a position, but they hold little: most positions of a
+//! range share a handful of tags, counters and depths, and zstd at its fastest level packs
+//! them to a tenth to a sixth of their size (Bawo `n = 4`: 0.3 bytes a position after the
+//! successor pass, 0.6 in the middle of the attractor). So out of core the successor pass
+//! logs each block's cells as one zstd frame, each attractor checkpoint packs the ranges that
+//! changed since the last one, and the working cells are changed in place: no range is ever
+//! copied whole to keep a checkpointed slot intact, and the disk holds one plain copy of the
+//! cells of the ranges the attractor does not hold in memory, beside their packed slots.
+//!
+//! A packed file is a sequence of zstd frames whose decoded bytes are the range's cells;
+//! its checksum (of the packed bytes) is the manifest's.
+
+use std::io::{BufReader, Read, Write};
+use std::path::Path;
+
+use bawo_games::error::{Error, Result};
+use bawo_store::checksum::Hasher;
+use bawo_store::Checksum;
+
+/// zstd's level for cells: its fastest; higher levels pack cells a few percent smaller at
+/// several times the time.
+pub const LEVEL: i32 = 1;
+
+/// Bytes read from a plain cell file at a time while it is packed.
+const READ_BUFFER: usize = 1 << 20;
+
+/// One zstd frame of `cells` (a block of the successor pass, appended to its range's log).
+pub fn frame(cells: &[u32]) -> Result<Vec<u8>> {
+    zstd::bulk::compress(bawo_store::bytes::u32_bytes(cells), LEVEL)
+        .map_err(|e| Error::Internal(format!("packing cells: {e}")))
+}
+
+/// Packs `cells` into the file at `path` (replacing it; not synced) and gives its checksum.
+pub fn pack_words(cells: &[u32], path: &Path) -> Result<Checksum> {
+    pack_from(&mut bawo_store::bytes::u32_bytes(cells), path)
+}
+
+/// Packs the plain cell file at `from` into the file at `to` (replacing it; not synced) and
+/// gives its checksum.
+pub fn pack_file(from: &Path, to: &Path) -> Result<Checksum> {
+    let f = bawo_store::open_no_follow()
+        .read(true)
+        .open(from)
+        .map_err(|e| Error::io(from, e))?;
+    pack_from(&mut BufReader::with_capacity(READ_BUFFER, f), to)
+}
+
+fn pack_from(input: &mut dyn Read, to: &Path) -> Result<Checksum> {
+    let mut hasher = Hasher::new();
+    bawo_store::write_renamed(to, false, |w| {
+        let mut out = Hashing {
+            inner: w,
+            hasher: &mut hasher,
+            path: to,
+        };
+        let mut enc = zstd::Encoder::new(&mut out, LEVEL)?;
+        std::io::copy(input, &mut enc)?;
+        enc.finish()?;
+        Ok(())
+    })?;
+    Ok(hasher.finish())
+}
+
+/// Passes writes through, hashing them and counting them against the fault injection's
+/// budget of work-file bytes.
+struct Hashing<'a> {
+    inner: &'a mut dyn Write,
+    hasher: &'a mut Hasher,
+    path: &'a Path,
+}
+
+impl Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        bawo_store::fault::check_write(buf.len(), self.path)
+            .map_err(|_| std::io::Error::from_raw_os_error(28))?;
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Decodes the packed file at `path` into `cells`, which it must fill exactly.
+pub fn unpack_into(path: &Path, cells: &mut [u32]) -> Result<()> {
+    let bytes = bytes_of_mut(cells);
+    let mut dec = decoder(path)?;
+    dec.read_exact(bytes).map_err(|e| bad(path, e))?;
+    ends_here(&mut dec, path)
+}
+
+/// Decodes the packed file at `from` into the plain cell file at `to` (replacing it; not
+/// synced), which must come to `len` cells.
+pub fn unpack_file(from: &Path, to: &Path, len: usize) -> Result<()> {
+    let mut dec = decoder(from)?;
+    let want = 4 * len as u64;
+    let mut short = false;
+    bawo_store::write_renamed(to, false, |w| {
+        bawo_store::fault::check_write(want as usize, to)
+            .map_err(|_| std::io::Error::from_raw_os_error(28))?;
+        let got = std::io::copy(&mut (&mut dec).take(want), w)?;
+        short = got != want;
+        Ok(())
+    })?;
+    if short {
+        return Err(Error::corrupt(
+            from,
+            "packed cells are shorter than the range",
+        ));
+    }
+    ends_here(&mut dec, from)
+}
+
+fn decoder(path: &Path) -> Result<zstd::Decoder<'static, BufReader<std::fs::File>>> {
+    let f = bawo_store::open_no_follow()
+        .read(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    zstd::Decoder::new(f).map_err(|e| Error::io(path, e))
+}
+
+/// Refuses packed bytes that decode to more than their range.
+fn ends_here(dec: &mut impl Read, path: &Path) -> Result<()> {
+    let mut extra = [0u8; 1];
+    match dec.read(&mut extra) {
+        Ok(0) => Ok(()),
+        Ok(_) => Err(Error::corrupt(
+            path,
+            "packed cells are longer than the range",
+        )),
+        Err(e) => Err(bad(path, e)),
+    }
+}
+
+/// A decoding failure: damaged bytes (the checksum was checked first, so this is a file
+/// changed since, or a bug), or an error of the disk.
+fn bad(path: &Path, e: std::io::Error) -> Error {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            Error::corrupt(path, "packed cells are shorter than the range")
+        }
+        std::io::ErrorKind::Other | std::io::ErrorKind::InvalidData => {
+            Error::corrupt(path, format!("packed cells do not decode: {e}"))
+        }
+        _ => Error::io(path, e),
+    }
+}
+
+fn bytes_of_mut(cells: &mut [u32]) -> &mut [u8] {
+    // SAFETY: any bytes are a valid `u32`, and the view borrows the cells exclusively.
+    unsafe { std::slice::from_raw_parts_mut(cells.as_mut_ptr() as *mut u8, 4 * cells.len()) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells(n: u32, seed: u32) -> Vec<u32> {
+        (0..n).map(|i| (i / 7) % 5 + seed * (i % 3)).collect()
+    }
+
+    #[test]
+    fn packed_cells_come_back_the_same_from_memory_files_and_frames() {
+        let d = tempfile::tempdir().unwrap();
+        let words = cells(100_000, 9);
+        let p = d.path().join("packed-0.a");
+        let sum = pack_words(&words, &p).unwrap();
+        assert_eq!(sum, bawo_store::bytes::file_checksum(&p).unwrap());
+        assert!(std::fs::metadata(&p).unwrap().len() < 100_000);
+        let mut back = vec![0u32; words.len()];
+        unpack_into(&p, &mut back).unwrap();
+        assert_eq!(back, words);
+        // From a plain file, and back into one.
+        let plain = d.path().join("cells-0.a");
+        std::fs::write(&plain, bawo_store::bytes::u32_bytes(&words)).unwrap();
+        let q = d.path().join("packed-0.b");
+        assert_eq!(pack_file(&plain, &q).unwrap(), sum);
+        let out = d.path().join("cells-0.b");
+        unpack_file(&q, &out, words.len()).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&plain).unwrap());
+        // Frames appended one after another decode as the cells of every block in order.
+        let f = d.path().join("frames");
+        let mut bytes = frame(&words[..40_000]).unwrap();
+        bytes.extend(frame(&words[40_000..]).unwrap());
+        std::fs::write(&f, bytes).unwrap();
+        let mut back = vec![0u32; words.len()];
+        unpack_into(&f, &mut back).unwrap();
+        assert_eq!(back, words);
+    }
+
+    #[test]
+    fn packed_cells_of_the_wrong_length_or_damaged_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let words = cells(10_000, 3);
+        let p = d.path().join("p");
+        pack_words(&words, &p).unwrap();
+        let err = |e: Error| e.to_string();
+        let mut short = vec![0u32; 9_999];
+        assert!(err(unpack_into(&p, &mut short).unwrap_err()).contains("longer"));
+        let mut long = vec![0u32; 10_001];
+        assert!(err(unpack_into(&p, &mut long).unwrap_err()).contains("shorter"));
+        let out = d.path().join("o");
+        assert!(err(unpack_file(&p, &out, 10_001).unwrap_err()).contains("shorter"));
+        assert!(err(unpack_file(&p, &out, 9_999).unwrap_err()).contains("longer"));
+        let mut bytes = std::fs::read(&p).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0xFF;
+        bytes.truncate(bytes.len() - 3);
+        std::fs::write(&p, bytes).unwrap();
+        let mut back = vec![0u32; words.len()];
+        assert!(unpack_into(&p, &mut back).is_err());
+        assert!(unpack_file(&p, &out, words.len()).is_err());
+    }
+}
