@@ -57,11 +57,12 @@ pub fn print(descriptor: &str, e: &RunEstimate, json: bool) {
     );
     let p = &e.peak;
     outln!(
-        "peak disk while the {}-seed tier is solved, {:.1} bytes per stored position of the largest tier: work files {} (cells {}, edge logs {}, predecessor lists {}, due logs {}), its raw table {} and compressed file {}, the tiers below: raw tables {} and compressed files {}",
+        "peak disk while the {}-seed tier is solved, {:.1} bytes per stored position of the largest tier: work files {} (cells {}, packed cells {}, edge logs {}, predecessor lists {}, due logs {}), its raw table {} and compressed file {}, the tiers below: raw tables {} and compressed files {}",
         p.seeds,
         p.bytes_per_stored,
         human_bytes(p.work.total() - p.work.table),
         human_bytes(p.work.cells),
+        human_bytes(p.work.packed),
         human_bytes(p.work.edges),
         human_bytes(p.work.preds),
         human_bytes(p.work.due),

@@ -241,10 +241,11 @@ fn print_timings(report: &SolveReport) {
         let w = &t.peak_work;
         if t.peak_work_disk > 0 {
             errln!(
-                "tier {tier:>3}: peak work disk {} in {}: cells {}, edge logs {}, predecessor lists {}, due logs {}, messages {}, raw table {}",
+                "tier {tier:>3}: peak work disk {} in {}: cells {}, packed cells {}, edge logs {}, predecessor lists {}, due logs {}, messages {}, raw table {}",
                 human_bytes(t.peak_work_disk),
                 t.peak_phase,
                 human_bytes(w.cells),
+                human_bytes(w.packed),
                 human_bytes(w.edges),
                 human_bytes(w.preds),
                 human_bytes(w.due),

@@ -117,8 +117,11 @@ pub struct TierIo {
 /// can be found and cut.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct WorkDisk {
-    /// Working cells, both copies of a range where a checkpoint keeps one.
+    /// Plain working cells (4 bytes a position), both copies of a range where a checkpoint
+    /// keeps one.
     pub cells: u64,
+    /// Cells packed with zstd: out of core, what checkpoints name.
+    pub packed: u64,
     /// In-tier edge logs of the successor pass.
     pub edges: u64,
     /// Predecessor lists.
@@ -134,7 +137,7 @@ pub struct WorkDisk {
 impl WorkDisk {
     /// All of it.
     pub fn total(&self) -> u64 {
-        self.cells + self.edges + self.preds + self.due + self.messages + self.table
+        self.cells + self.packed + self.edges + self.preds + self.due + self.messages + self.table
     }
 }
 

@@ -51,7 +51,8 @@ pub fn work_disk(dir: &Path) -> WorkDisk {
             Some(WorkFile::Preds(_)) => &mut by_kind.preds,
             Some(WorkFile::Due { .. }) => &mut by_kind.due,
             Some(WorkFile::Messages(_)) => &mut by_kind.messages,
-            Some(WorkFile::Cells { .. } | WorkFile::Packed { .. }) | None => &mut by_kind.cells,
+            Some(WorkFile::Packed { .. }) => &mut by_kind.packed,
+            Some(WorkFile::Cells { .. }) | None => &mut by_kind.cells,
         };
         *slot += bytes;
     }

@@ -25,22 +25,23 @@ const CELL_BYTES: f64 = 4.0;
 /// seeds: 0.22 bytes per stored position), with a margin.
 const PACKED_PASS_BYTES: f64 = 0.3;
 /// A packed slot of the attractor's cells (the same tier: up to 0.37 bytes per stored
-/// position in the middle of the attractor), with a margin; a checkpoint writes the new slot
-/// before the old one goes, so the attractor's disk counts two.
+/// position in the middle of the attractor), with a margin. A checkpoint writes the new slot
+/// before the old one goes, so the attractor's disk counts it beside the successor pass's.
 const PACKED_BYTES: f64 = 0.4;
 /// Due logs: positions queued for the attractor's levels, as sorted varint gaps
-/// ([`crate::work::duelog`]; Bawo `n = 4`, 15 seeds under `--mem 512M` held 1.07 bytes per
-/// stored position of them at its peak; a quarter more here for sparser ranges. Most
-/// positions are queued once, and the logs of finished levels are deleted as checkpoints pass
-/// them).
-const DUE_BYTES: f64 = 1.25;
+/// ([`crate::work::duelog`]; at the peak of Bawo `n = 4`, early in the largest tier's
+/// attractor, 0.72 bytes per stored position with 15 seeds under `--mem 512M`, 1.06 with 18
+/// under `--mem 4G`. Most positions are queued once, and the logs of finished levels are
+/// deleted as checkpoints pass them).
+const DUE_BYTES: f64 = 1.0;
 /// An in-tier edge in its log ([`crate::work::edgelog`]): a varint of its source's step and its
 /// target's offset (measured: 4.5 bytes on Bawo `n = 4`; the planner's edges per position
 /// carry a margin of a quarter, which covers the rest).
 const EDGE_LOG_BYTES: f64 = 4.0;
-/// Predecessor lists: offsets in blocks ([`crate::work::predfile`], 2 bytes per position and a
-/// little) and a source per edge (4 bytes, 8 in a tier of more than 2^32 positions).
-const PRED_OFFSET_BYTES: f64 = 2.1;
+/// Predecessor lists: offsets as list lengths in blocks ([`crate::work::predfile`], a byte and
+/// an eighth per position) and a source per edge (4 bytes, 8 in a tier of more than 2^32
+/// positions).
+const PRED_OFFSET_BYTES: f64 = 1.15;
 
 /// What one tier puts on disk, by the model.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -71,8 +72,9 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
     let stored = tp.states as f64;
     let e = shape.edges_per_position;
     let source = if tp.wide { 8.0 } else { 4.0 };
-    let per_stored = |cells: f64, edges: f64, preds: f64, due: f64| WorkDisk {
+    let per_stored = |cells: f64, packed: f64, edges: f64, preds: f64, due: f64| WorkDisk {
         cells: (cells * stored) as u64,
+        packed: (packed * stored) as u64,
         edges: (edges * stored) as u64,
         preds: (preds * stored) as u64,
         due: (due * stored) as u64,
@@ -81,34 +83,35 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
     };
     let (kinds, written, table_share) = if tp.ranges == 1 {
         (
-            per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0),
+            per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0, 0.0),
             RESIDENT_WORK_BYTES,
             1.0,
         )
     } else {
         let edges = EDGE_LOG_BYTES * e;
         let preds = PRED_OFFSET_BYTES + source * e;
-        let at_successors = per_stored(PACKED_PASS_BYTES, edges, 0.0, DUE_BYTES);
+        let at_successors = per_stored(0.0, PACKED_PASS_BYTES, edges, 0.0, DUE_BYTES);
         // The edge logs are deleted as the lists are built (up to an eighth of them wait
         // for the next checkpoint to delete them): the larger of the two, and that eighth.
         let at_predecessors = if preds >= edges {
-            per_stored(PACKED_PASS_BYTES, edges / 8.0, preds, DUE_BYTES)
+            per_stored(0.0, PACKED_PASS_BYTES, edges / 8.0, preds, DUE_BYTES)
         } else {
-            per_stored(PACKED_PASS_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
+            per_stored(0.0, PACKED_PASS_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
         };
-        // Plain cells for the ranges the attractor does not hold, and two packed slots.
+        // Plain cells for the ranges the attractor does not hold, and two packed slots (the
+        // successor pass's and a checkpoint's).
         let held = (tp.attractor_cells as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
-        let cells = (1.0 - held) * CELL_BYTES + 2.0 * PACKED_BYTES;
-        let in_attractor = per_stored(cells, 0.0, preds, DUE_BYTES);
+        let (cells, packed) = ((1.0 - held) * CELL_BYTES, PACKED_PASS_BYTES + PACKED_BYTES);
+        let in_attractor = per_stored(cells, packed, 0.0, preds, DUE_BYTES);
         let peak = [at_successors, at_predecessors, in_attractor]
             .into_iter()
             .max_by_key(WorkDisk::total)
             .unwrap_or_default();
-        let cells_written = PACKED_PASS_BYTES + cells;
+        let cells_written = cells + packed;
         let written = cells_written + edges + preds + DUE_BYTES;
         // The finish: the table beside the cells, once the predecessor lists and due logs
         // are gone.
-        let at_finish = per_stored(cells, 0.0, 0.0, 0.0);
+        let at_finish = per_stored(cells, packed, 0.0, 0.0, 0.0);
         if at_finish.total() as f64 + TABLE_BYTES * stored > peak.total() as f64 {
             (at_finish, written, 1.0)
         } else {

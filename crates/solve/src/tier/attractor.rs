@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use crate::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
 use crate::work::graph::{PredView, Source};
-use crate::work::predfile::{blocked_span, Offsets};
+use crate::work::predfile::{blocked_span, counted_span, Offsets};
 use bawo_games::value::MAX_DEPTH;
 
 pub(crate) const LOCAL_MASK: u32 = (1 << 30) - 1;
@@ -101,6 +101,15 @@ pub fn emit_batches<S: Source>(
             cells,
             due,
             |f| &sources[blocked_span(bases, rel, f)],
+            level,
+            range_bits,
+            range_of_self,
+            ranges,
+        ),
+        Offsets::Counted { bases, counts } => emit_with(
+            cells,
+            due,
+            |f| &sources[counted_span(bases, counts, f)],
             level,
             range_bits,
             range_of_self,

@@ -4,7 +4,7 @@
 //! range, sequentially, packed by the tier's [`EdgeCodec`]. Each range's predecessor lists are
 //! then built on their own by a counting sort whose counters cover only that range
 //! ([`PredRange::build`]), and stored as one file ([`crate::work::predfile`]): offsets inside the
-//! range (2 bytes per position) followed by `sources`. Nothing ever scatters randomly across
+//! range (a byte and an eighth per position) followed by `sources`. Nothing ever scatters randomly across
 //! the whole tier.
 //!
 //! Sources are tier-wide indices. A tier of at most [`NARROW_LIMIT`] positions stores them as
@@ -579,9 +579,9 @@ mod tests {
         let r = PredRange::<u32>::build(3, &[n().pack(1, 7), n().pack(1, 8)], n()).unwrap();
         r.write(&p, false).unwrap();
         let bytes = std::fs::read(&p).unwrap();
-        // The narrow layout: kind and count, one block (two block offsets, three in-block
-        // offsets, padded to 4 bytes), then the sources.
-        assert_eq!(bytes.len(), 8 + 2 * 4 + 8 + 4 * 2);
+        // The narrow layout: kind and count, one block (two block offsets, three list
+        // lengths, padded to 4 bytes), then the sources.
+        assert_eq!(bytes.len(), 8 + 2 * 4 + 4 + 4 * 2);
         assert_eq!(r.checksum(), Checksum::of(&bytes));
         let words = aligned(&bytes);
         let all = &u64_bytes(&words)[..bytes.len()];

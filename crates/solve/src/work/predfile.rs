@@ -1,15 +1,18 @@
 //! A range's predecessor lists as a file, read in place through a memory map.
 //!
-//! Offsets take 2 bytes per position instead of 4: the range is cut into blocks of
-//! [`BLOCK`] positions, each with its first offset (`u32`), and every position stores its
-//! offset from its block's first (`u16`). A range with a block whose lists exceed `u16`
-//! (never seen: 64 positions with 65,536 predecessors) falls back to plain `u32` offsets.
-//! Lookups stay random-access, so the attractor reads only the pages of the positions due.
+//! Offsets take a byte and an eighth per position instead of 4: the range is cut into blocks
+//! of [`COUNT_BLOCK`] positions, each with its first offset (`u32`), and every position
+//! stores the length of its list (`u8`); a lookup adds up the lengths before it in its block.
+//! A range with a list longer than 255 falls back to blocks of [`BLOCK`] positions with each
+//! position's offset from its block's first (`u16`), and one with a block whose lists exceed
+//! `u16` (never seen: 64 positions with 65,536 predecessors) to plain `u32` offsets. Lookups
+//! stay random-access, so the attractor reads only the pages of the positions due.
 //!
 //! ```text
-//! file    := kind (u32 LE: 0 plain, 1 blocked) · positions (u32 LE) · offsets · padding · sources
+//! file    := kind (u32 LE: 0 plain, 1 blocked, 2 counted) · positions (u32 LE) · offsets · padding · sources
 //! plain   := positions + 1 offsets (u32)
 //! blocked := blocks + 1 block offsets (u32, the last one the end) · positions offsets in their block (u16)
+//! counted := blocks + 1 block offsets (u32, the last one the end) · positions list lengths (u8)
 //! ```
 //!
 //! The padding aligns the sources (`u32` or `u64`, see [`crate::work::graph::Source`]).
@@ -24,8 +27,14 @@ pub const BLOCK_BITS: u32 = 6;
 /// Positions per block of offsets.
 pub const BLOCK: usize = 1 << BLOCK_BITS;
 
+/// Positions per block of counted offsets, as a power of two.
+pub const COUNT_BITS: u32 = 5;
+/// Positions per block of counted offsets.
+pub const COUNT_BLOCK: usize = 1 << COUNT_BITS;
+
 const PLAIN: u32 = 0;
 const BLOCKED: u32 = 1;
+const COUNTED: u32 = 2;
 
 /// Where each target's list starts among a range's sources: plain (`len + 1` offsets, in
 /// memory), or in blocks as a file stores them.
@@ -41,6 +50,13 @@ pub enum Offsets<'a> {
         /// Each position's offset from its block's first.
         rel: &'a [u16],
     },
+    /// Each block's first offset (and the end), and each position's list length.
+    Counted {
+        /// Each block's first offset (and the end).
+        bases: &'a [u32],
+        /// Each position's list length.
+        counts: &'a [u8],
+    },
 }
 
 /// The list of target `t < rel.len()` among a range's sources, from blocked offsets: one
@@ -55,6 +71,15 @@ pub fn blocked_span(bases: &[u32], rel: &[u16], t: usize) -> std::ops::Range<usi
     start..end
 }
 
+/// The list of target `t < counts.len()` among a range's sources, from counted offsets.
+#[inline]
+pub fn counted_span(bases: &[u32], counts: &[u8], t: usize) -> std::ops::Range<usize> {
+    let first = t & !(COUNT_BLOCK - 1);
+    let before: usize = counts[first..t].iter().map(|&c| c as usize).sum();
+    let start = bases[t >> COUNT_BITS] as usize + before;
+    start..start + counts[t] as usize
+}
+
 impl Offsets<'_> {
     /// The offset of target `t` (`t` up to the range's length, whose offset is the end).
     #[inline]
@@ -65,6 +90,10 @@ impl Offsets<'_> {
                 Some(&r) => bases[t >> BLOCK_BITS] as usize + r as usize,
                 None => bases[bases.len() - 1] as usize,
             },
+            Offsets::Counted { bases, counts } => match counts.get(t) {
+                Some(_) => counted_span(bases, counts, t).start,
+                None => bases[bases.len() - 1] as usize,
+            },
         }
     }
 }
@@ -73,6 +102,9 @@ impl Offsets<'_> {
 /// size of a source), from the `len + 1` plain offsets of a range.
 pub fn head(offsets: &[u32], align: usize) -> Vec<u8> {
     let len = offsets.len() - 1;
+    if (0..len).all(|t| offsets[t + 1] - offsets[t] <= u8::MAX as u32) {
+        return counted_head(offsets, align);
+    }
     let mut out = Vec::with_capacity(8 + 2 * len + 4 * (len / BLOCK + 2) + 8);
     let mut bases: Vec<u32> = offsets.iter().step_by(BLOCK).copied().collect();
     if !len.is_multiple_of(BLOCK) {
@@ -90,6 +122,22 @@ pub fn head(offsets: &[u32], align: usize) -> Vec<u8> {
     } else {
         out.extend_from_slice(u32_bytes(offsets));
     }
+    out.resize(out.len().next_multiple_of(align), 0);
+    out
+}
+
+/// [`head`] with counted offsets: every list is at most 255 long.
+fn counted_head(offsets: &[u32], align: usize) -> Vec<u8> {
+    let len = offsets.len() - 1;
+    let mut out = Vec::with_capacity(8 + len + 4 * (len / COUNT_BLOCK + 2) + 8);
+    let mut bases: Vec<u32> = offsets.iter().step_by(COUNT_BLOCK).copied().collect();
+    if !len.is_multiple_of(COUNT_BLOCK) {
+        bases.push(offsets[len]);
+    }
+    out.extend_from_slice(&COUNTED.to_le_bytes());
+    out.extend_from_slice(&(len as u32).to_le_bytes());
+    out.extend_from_slice(u32_bytes(&bases));
+    out.extend(offsets.windows(2).map(|w| (w[1] - w[0]) as u8));
     out.resize(out.len().next_multiple_of(align), 0);
     out
 }
@@ -129,6 +177,14 @@ pub fn parse<'a>(
             let rel = as_u16(path, bytes.get(at..used).ok_or_else(short)?)?;
             (Offsets::Blocked { bases, rel }, bases[blocks - 1], used)
         }
+        COUNTED => {
+            let blocks = len.div_ceil(COUNT_BLOCK) + 1;
+            let at = 8 + 4 * blocks;
+            let used = at + len;
+            let bases = as_u32(path, bytes.get(8..at).ok_or_else(short)?)?;
+            let counts = bytes.get(at..used).ok_or_else(short)?;
+            (Offsets::Counted { bases, counts }, bases[blocks - 1], used)
+        }
         _ => return Err(Error::corrupt(path, "unknown predecessor file kind")),
     };
     let head = used.next_multiple_of(align);
@@ -164,7 +220,15 @@ mod tests {
         w
     }
 
-    fn check(offsets: &[u32], blocked: bool) {
+    /// The kind of offsets a file takes.
+    #[derive(Debug, PartialEq)]
+    enum Kind {
+        Plain,
+        Blocked,
+        Counted,
+    }
+
+    fn check(offsets: &[u32], kind: Kind) {
         let len = offsets.len() - 1;
         let sources: Vec<u32> = (0..offsets[len]).collect();
         let w = file_of(offsets, &sources);
@@ -172,15 +236,26 @@ mod tests {
         let bytes = &bawo_store::bytes::u64_bytes(&w)[..n];
         let p = Path::new("preds-0.bin");
         let (o, src) = parse(p, bytes, len, 4).unwrap();
-        assert_eq!(matches!(o, Offsets::Blocked { .. }), blocked);
+        let got = match o {
+            Offsets::Plain(_) => Kind::Plain,
+            Offsets::Blocked { .. } => Kind::Blocked,
+            Offsets::Counted { .. } => Kind::Counted,
+        };
+        assert_eq!(got, kind);
         assert_eq!(src.len(), 4 * sources.len());
         for (t, &want) in offsets.iter().enumerate() {
             assert_eq!(o.at(t), want as usize, "target {t}");
         }
-        if let Offsets::Blocked { bases, rel } = o {
-            for t in 0..len {
-                let want = offsets[t] as usize..offsets[t + 1] as usize;
-                assert_eq!(blocked_span(bases, rel, t), want, "span of {t}");
+        for t in 0..len {
+            let want = offsets[t] as usize..offsets[t + 1] as usize;
+            match o {
+                Offsets::Blocked { bases, rel } => {
+                    assert_eq!(blocked_span(bases, rel, t), want, "span of {t}")
+                }
+                Offsets::Counted { bases, counts } => {
+                    assert_eq!(counted_span(bases, counts, t), want, "span of {t}")
+                }
+                Offsets::Plain(_) => {}
             }
         }
         assert!(parse(p, bytes, len + 1, 4).is_err());
@@ -188,23 +263,34 @@ mod tests {
     }
 
     #[test]
-    fn offsets_round_trip_in_blocks_and_plain_when_a_block_is_too_full() {
-        // Lengths around a block's edge, lists of every size.
-        for len in [0usize, 1, 63, 64, 65, 200] {
-            let offsets: Vec<u32> = (0..=len as u32).map(|t| t * (t % 5) / 2).collect();
-            let mut o = offsets.clone();
-            o.iter_mut().fold(0, |acc, x| {
-                *x += acc;
-                *x
-            });
-            check(&o, true);
+    fn offsets_round_trip_counted_in_blocks_and_plain_as_lists_grow() {
+        let running = |lens: &[u32]| {
+            let mut o = vec![0u32];
+            for l in lens {
+                o.push(o.last().unwrap() + l);
+            }
+            o
+        };
+        // Lengths around both blocks' edges, lists of every size a byte holds.
+        for len in [0usize, 1, 31, 32, 33, 63, 64, 65, 200, 1000] {
+            let lens: Vec<u32> = (0..len as u32).map(|t| (t * t * 7) % 256).collect();
+            check(&running(&lens), Kind::Counted);
+            // One list longer than a byte: blocks of 16-bit offsets.
+            let mut long = lens.clone();
+            if len > 0 {
+                long[len / 2] = 256 + len as u32;
+                check(&running(&long), Kind::Blocked);
+            }
         }
         // 70,000 predecessors in one block: plain offsets.
         let mut o: Vec<u32> = vec![0, 70_000];
         o.extend((0..100).map(|i| 70_001 + i));
-        check(&o, false);
-        // Fewer bytes than plain offsets.
+        check(&o, Kind::Plain);
+        // Fewer bytes than plain offsets: a byte and an eighth a position.
         let o: Vec<u32> = (0..=1000).collect();
+        assert!(head(&o, 4).len() <= 8 + 1000 + 4 * (1000 / 32 + 2) + 4);
+        let mut o: Vec<u32> = (0..=1000).collect();
+        o[1000] = 2000;
         assert!(head(&o, 4).len() < 2 * 4 * 1000 / 3);
     }
 }
