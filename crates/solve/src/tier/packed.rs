@@ -45,7 +45,25 @@ pub fn pack_file(from: &Path, to: &Path) -> Result<Checksum> {
         .read(true)
         .open(from)
         .map_err(|e| Error::io(from, e))?;
-    pack_from(&mut BufReader::with_capacity(READ_BUFFER, f), to)
+    let mut input = Naming {
+        inner: BufReader::with_capacity(READ_BUFFER, f),
+        path: from,
+    };
+    pack_from(&mut input, to)
+}
+
+/// Reads through, naming the file read in its errors (they surface as the packed file's).
+struct Naming<'a, R> {
+    inner: R,
+    path: &'a Path,
+}
+
+impl<R: Read> Read for Naming<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("reading {}: {e}", self.path.display()))
+        })
+    }
 }
 
 fn pack_from(input: &mut dyn Read, to: &Path) -> Result<Checksum> {
