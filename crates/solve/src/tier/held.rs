@@ -34,21 +34,27 @@ impl HeldCells {
     pub fn load(
         lens: &[usize],
         bytes: u64,
-        read: impl Fn(usize, &mut [u32]) -> Result<()>,
+        read: impl Fn(usize, &mut [u32]) -> Result<()> + Sync,
     ) -> Result<Self> {
+        use rayon::prelude::*;
         let mut left = bytes;
         let mut held = Vec::new();
-        for (r, &len) in lens.iter().enumerate() {
+        for &len in lens {
             let need = 4 * len as u64;
             if need > left || len == 0 {
                 held.push(None);
                 continue;
             }
             left -= need;
-            let mut cells = crate::work::huge::filled(len, 0u32);
-            read(r, &mut cells)?;
-            held.push(Some(cells));
+            held.push(Some(crate::work::huge::filled(len, 0u32)));
         }
+        // Read side by side: packed cells are decoded on the way in.
+        held.par_iter_mut()
+            .enumerate()
+            .try_for_each(|(r, cells)| match cells {
+                Some(cells) => read(r, cells),
+                None => Ok(()),
+            })?;
         Ok(HeldCells {
             ranges: held,
             spare: left,
