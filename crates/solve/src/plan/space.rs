@@ -39,9 +39,9 @@ const DUE_BYTES: f64 = 1.0;
 /// carry a margin of a quarter, which covers the rest).
 const EDGE_LOG_BYTES: f64 = 4.0;
 /// Predecessor lists: offsets as list lengths in blocks ([`crate::work::predfile`], a byte and
-/// an eighth per position) and a source per edge (4 bytes, 8 in a tier of more than 2^32
+/// a half per position) and a source per edge (4 bytes, 8 in a tier of more than 2^32
 /// positions).
-const PRED_OFFSET_BYTES: f64 = 1.15;
+const PRED_OFFSET_BYTES: f64 = 1.55;
 
 /// What one tier puts on disk, by the model.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

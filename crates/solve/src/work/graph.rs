@@ -4,7 +4,7 @@
 //! range, sequentially, packed by the tier's [`EdgeCodec`]. Each range's predecessor lists are
 //! then built on their own by a counting sort whose counters cover only that range
 //! ([`PredRange::build`]), and stored as one file ([`crate::work::predfile`]): offsets inside the
-//! range (a byte and an eighth per position) followed by `sources`. Nothing ever scatters randomly across
+//! range (a byte and a half per position) followed by `sources`. Nothing ever scatters randomly across
 //! the whole tier.
 //!
 //! Sources are tier-wide indices. A tier of at most [`NARROW_LIMIT`] positions stores them as

@@ -1,8 +1,8 @@
 //! A range's predecessor lists as a file, read in place through a memory map.
 //!
-//! Offsets take a byte and an eighth per position instead of 4: the range is cut into blocks
-//! of [`COUNT_BLOCK`] positions, each with its first offset (`u32`), and every position
-//! stores the length of its list (`u8`); a lookup adds up the lengths before it in its block.
+//! Offsets take a byte and a half per position instead of 4: the range is cut into blocks of
+//! [`COUNT_BLOCK`] positions, each with its first offset (`u32`), and every position stores
+//! the length of its list (`u8`); a lookup adds up the lengths before it in its block.
 //! A range with a list longer than 255 falls back to blocks of [`BLOCK`] positions with each
 //! position's offset from its block's first (`u16`), and one with a block whose lists exceed
 //! `u16` (never seen: 64 positions with 65,536 predecessors) to plain `u32` offsets. Lookups
@@ -27,8 +27,9 @@ pub const BLOCK_BITS: u32 = 6;
 /// Positions per block of offsets.
 pub const BLOCK: usize = 1 << BLOCK_BITS;
 
-/// Positions per block of counted offsets, as a power of two.
-pub const COUNT_BITS: u32 = 5;
+/// Positions per block of counted offsets, as a power of two: a block's lengths are one
+/// 8-byte word, so a lookup adds up the lengths before it in one step.
+pub const COUNT_BITS: u32 = 3;
 /// Positions per block of counted offsets.
 pub const COUNT_BLOCK: usize = 1 << COUNT_BITS;
 
@@ -75,31 +76,34 @@ pub fn blocked_span(bases: &[u32], rel: &[u16], t: usize) -> std::ops::Range<usi
 #[inline]
 pub fn counted_span(bases: &[u32], counts: &[u8], t: usize) -> std::ops::Range<usize> {
     let first = t & !(COUNT_BLOCK - 1);
-    let start = bases[t >> COUNT_BITS] as usize + byte_sum(&counts[first..t]);
+    let before = match counts.get(first..first + COUNT_BLOCK) {
+        // A whole block: its word, the lengths from `t` on masked off.
+        Some(block) => {
+            let w = u64::from_le_bytes(block.try_into().expect("a block is 8 bytes"));
+            word_sum(w & ((1u64 << (8 * (t - first))) - 1))
+        }
+        None => byte_sum(&counts[first..t]),
+    };
+    let start = bases[t >> COUNT_BITS] as usize + before;
     start..start + counts[t] as usize
 }
 
-/// The sum of at most [`COUNT_BLOCK`] bytes, eight at a time (every attractor lookup adds up
-/// the lengths before its target in its block).
+/// The sum of fewer than eight bytes, in one step (every attractor lookup adds up the lengths
+/// before its target in its block): pairs of bytes added into 16-bit lanes (at most 510
+/// each), then the lanes added into the top lane by one multiplication.
 #[inline]
 fn byte_sum(bytes: &[u8]) -> usize {
-    /// The sum of a word's eight bytes: pairs of bytes added into 16-bit lanes (at most 510
-    /// each), then the lanes added into the top lane by one multiplication.
-    #[inline]
-    fn word_sum(w: u64) -> u64 {
-        const LOW: u64 = 0x00FF_00FF_00FF_00FF;
-        let pairs = (w & LOW) + ((w >> 8) & LOW);
-        pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48
-    }
-    let mut words = bytes.chunks_exact(8);
-    let mut sum: u64 = 0;
-    for w in &mut words {
-        sum += word_sum(u64::from_le_bytes(w.try_into().expect("8 bytes")));
-    }
-    let rest = words.remainder();
-    let mut last = [0u8; 8];
-    last[..rest.len()].copy_from_slice(rest);
-    (sum + word_sum(u64::from_le_bytes(last))) as usize
+    let mut word = [0u8; 8];
+    word[..bytes.len()].copy_from_slice(bytes);
+    word_sum(u64::from_le_bytes(word))
+}
+
+/// The sum of a word's eight bytes.
+#[inline]
+fn word_sum(w: u64) -> usize {
+    const LOW: u64 = 0x00FF_00FF_00FF_00FF;
+    let pairs = (w & LOW) + ((w >> 8) & LOW);
+    (pairs.wrapping_mul(0x0001_0001_0001_0001) >> 48) as usize
 }
 
 impl Offsets<'_> {
@@ -285,16 +289,16 @@ mod tests {
     }
 
     #[test]
-    fn bytes_are_summed_eight_at_a_time_as_one_at_a_time() {
+    fn bytes_are_summed_in_one_step_as_one_at_a_time() {
         let bytes: Vec<u8> = (0..64u32).map(|i| (i * 97 + 255 * (i % 2)) as u8).collect();
-        for n in 0..=32 {
+        for n in 0..COUNT_BLOCK {
             for from in [0, 5, 32] {
                 let piece = &bytes[from..from + n];
                 let want: usize = piece.iter().map(|&b| b as usize).sum();
                 assert_eq!(byte_sum(piece), want, "{n} bytes from {from}");
             }
         }
-        assert_eq!(byte_sum(&[255; 32]), 32 * 255);
+        assert_eq!(byte_sum(&[255; 7]), 7 * 255);
     }
 
     #[test]
@@ -321,9 +325,9 @@ mod tests {
         let mut o: Vec<u32> = vec![0, 70_000];
         o.extend((0..100).map(|i| 70_001 + i));
         check(&o, Kind::Plain);
-        // Fewer bytes than plain offsets: a byte and an eighth a position.
+        // Fewer bytes than plain offsets: a byte and a half a position.
         let o: Vec<u32> = (0..=1000).collect();
-        assert!(head(&o, 4).len() <= 8 + 1000 + 4 * (1000 / 32 + 2) + 4);
+        assert!(head(&o, 4).len() <= 8 + 1000 + 4 * (1000 / COUNT_BLOCK + 2) + 4);
         let mut o: Vec<u32> = (0..=1000).collect();
         o[1000] = 2000;
         assert!(head(&o, 4).len() < 2 * 4 * 1000 / 3);
