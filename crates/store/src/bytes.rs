@@ -8,6 +8,7 @@
 //! | item                          | role                                                   |
 //! |-------------------------------|--------------------------------------------------------|
 //! | [`u16_bytes`], [`u32_bytes`], [`u64_bytes`] | words -> their file bytes                |
+//! | [`u32_bytes_mut`]             | words -> their file bytes, to be read into             |
 //! | [`as_u16`], [`as_u32`], [`as_u64`] | file bytes -> words, refusing a bad length or alignment |
 //! | [`map_ro`], [`map_mut`]       | memory maps of a run's own files                        |
 //! | [`file_checksum`]             | the [`Checksum`] of a whole file                        |
@@ -61,6 +62,14 @@ pub fn u32_bytes(words: &[u32]) -> &[u8] {
 /// The file bytes of `u64`s.
 pub fn u64_bytes(words: &[u64]) -> &[u8] {
     bytes_of(words)
+}
+
+/// The file bytes of `u32`s, writable: what a file's bytes are read into.
+pub fn u32_bytes_mut(words: &mut [u32]) -> &mut [u8] {
+    let len = std::mem::size_of_val(words);
+    // SAFETY: `u32` has no padding and every byte pattern is a valid `u32`, and the view
+    // borrows the words exclusively for its lifetime.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, len) }
 }
 
 /// File bytes as `u16`s (`path` names the file in the error).

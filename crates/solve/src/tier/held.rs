@@ -67,7 +67,7 @@ impl HeldCells {
             .read(true)
             .open(path)
             .map_err(|e| Error::io(path, e))?;
-        f.read_exact(bytes_of_mut(cells))
+        f.read_exact(bawo_store::bytes::u32_bytes_mut(cells))
             .map_err(|e| Error::io(path, e))
     }
 
@@ -128,11 +128,6 @@ pub fn cells_view<'a>(
     }
     // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
     Ok(unsafe { crate::tier::attractor::cells_of(cells_map(kept, path)?) })
-}
-
-fn bytes_of_mut(cells: &mut [u32]) -> &mut [u8] {
-    // SAFETY: any bytes are a valid `u32`, and the view borrows the cells exclusively.
-    unsafe { std::slice::from_raw_parts_mut(cells.as_mut_ptr() as *mut u8, 4 * cells.len()) }
 }
 
 #[cfg(test)]

@@ -106,7 +106,7 @@ impl Write for Hashing<'_> {
 
 /// Decodes the packed file at `path` into `cells`, which it must fill exactly.
 pub fn unpack_into(path: &Path, cells: &mut [u32]) -> Result<()> {
-    let bytes = bytes_of_mut(cells);
+    let bytes = bawo_store::bytes::u32_bytes_mut(cells);
     let mut dec = decoder(path)?;
     dec.read_exact(bytes).map_err(|e| bad(path, e))?;
     ends_here(&mut dec, path)
@@ -167,11 +167,6 @@ fn bad(path: &Path, e: std::io::Error) -> Error {
         }
         _ => Error::io(path, e),
     }
-}
-
-fn bytes_of_mut(cells: &mut [u32]) -> &mut [u8] {
-    // SAFETY: any bytes are a valid `u32`, and the view borrows the cells exclusively.
-    unsafe { std::slice::from_raw_parts_mut(cells.as_mut_ptr() as *mut u8, 4 * cells.len()) }
 }
 
 #[cfg(test)]
