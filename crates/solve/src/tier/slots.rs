@@ -142,33 +142,27 @@ impl<G: Game> Job<'_, G> {
     /// files (those left are synced plain by the checkpoint). Each goes into the packed slot
     /// the last checkpoint does not name, and is synced.
     pub(super) fn pack_dirty(&mut self, held: &HeldCells, plain_too: bool) -> Result<()> {
-        let todo: Vec<(usize, Slot)> = (0..self.ranges)
+        let todo: Vec<(usize, Slot, std::path::PathBuf)> = (0..self.ranges)
             .filter(|&r| self.dirty[r] && (plain_too || held.holds(r)))
             .map(|r| {
                 let rec = &self.st.slots[r];
-                (
-                    r,
-                    if rec.packed {
-                        rec.slot.other()
-                    } else {
-                        Slot::A
-                    },
-                )
+                let slot = if rec.packed {
+                    rec.slot.other()
+                } else {
+                    Slot::A
+                };
+                (r, slot, self.packed_path(r, slot))
             })
             .collect();
         let sums = todo
             .par_iter()
-            .map(|&(r, slot)| {
-                let to = self.packed_path(r, slot);
-                match held.words(r) {
-                    Some(words) => packed::pack_words(words, &to),
-                    None => packed::pack_file(&self.cells_path(r), &to),
-                }
+            .map(|(r, _, to)| match held.words(*r) {
+                Some(words) => packed::pack_words(words, to),
+                None => packed::pack_file(&self.cells_path(*r), to),
             })
             .collect::<Result<Vec<_>>>()?;
-        let paths: Vec<_> = todo.iter().map(|&(r, s)| self.packed_path(r, s)).collect();
-        each_in_parallel(&paths, |p| sync_file(p))?;
-        for (&(r, slot), checksum) in todo.iter().zip(sums) {
+        each_in_parallel(&todo, |(_, _, to)| sync_file(to))?;
+        for (&(r, slot, _), checksum) in todo.iter().zip(sums) {
             self.st.slots[r] = SlotRecord {
                 slot,
                 checksum,

@@ -59,6 +59,15 @@ impl Slot {
             Slot::B => "b",
         }
     }
+
+    /// The slot whose file names end in `letter`: the inverse of [`Slot::letter`].
+    fn of_letter(letter: &str) -> Option<Slot> {
+        match letter {
+            "a" => Some(Slot::A),
+            "b" => Some(Slot::B),
+            _ => None,
+        }
+    }
 }
 
 /// A file in a tier's work directory.
@@ -113,21 +122,13 @@ impl WorkFile {
         let (kind, rest) = stem.split_once('-')?;
         let n = || plain_number(rest).ok();
         let file = match (kind, ext) {
-            ("cells", "a") => WorkFile::Cells {
+            ("cells", s) => WorkFile::Cells {
                 range: n()?,
-                slot: Slot::A,
+                slot: Slot::of_letter(s)?,
             },
-            ("cells", "b") => WorkFile::Cells {
+            ("packed", s) => WorkFile::Packed {
                 range: n()?,
-                slot: Slot::B,
-            },
-            ("packed", "a") => WorkFile::Packed {
-                range: n()?,
-                slot: Slot::A,
-            },
-            ("packed", "b") => WorkFile::Packed {
-                range: n()?,
-                slot: Slot::B,
+                slot: Slot::of_letter(s)?,
             },
             ("edges", "log") => WorkFile::Edges(n()?),
             ("preds", "bin") => WorkFile::Preds(n()?),
