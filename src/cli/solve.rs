@@ -252,6 +252,12 @@ fn print_timings(report: &SolveReport) {
                 human_bytes(w.messages),
                 human_bytes(w.table),
             );
+            if t.peak_lower_freed > 0 {
+                errln!(
+                    "tier {tier:>3}: lower tiers' raw tables and flags deleted after its pass: {}",
+                    human_bytes(t.peak_lower_freed)
+                );
+            }
         }
     }
 }

@@ -168,6 +168,10 @@ pub struct TierTimings {
     pub peak_work: WorkDisk,
     /// The phase at that peak: `successors`, `predecessors`, `attractor` or `finish`.
     pub peak_phase: &'static str,
+    /// Bytes of the lower tiers' files the tier had deleted by then (the last tier retires
+    /// their raw tables after its pass): the peak is the one of the whole disk, work files
+    /// less these.
+    pub peak_lower_freed: u64,
     /// Lower tiers held in memory during the successor pass.
     pub lower: CopySummary,
     /// Time compressing the tier's table into the database's file.

@@ -460,3 +460,93 @@ fn interrupted_with_work_files_elsewhere() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The last tier's lower tables
+
+/// The run's files beside its manifest (not the work files) whose names end in `ext`.
+fn top_files(dir: &Path, ext: &str) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(ext))
+        .collect();
+    out.sort();
+    out
+}
+
+/// A run of `inst` in `dir` killed at the first checkpoint of its last tier's attractor.
+fn killed_in_last_attractor(inst: Instance, dir: &Path) {
+    let last = inst.tiers() - 1;
+    for k in 1.. {
+        let _ = std::fs::remove_dir_all(dir);
+        assert!(
+            aborted(&inst.solve(dir), k),
+            "no checkpoint in the attractor"
+        );
+        let m = manifest(dir);
+        if m["current"]["tier"].as_u64() == Some(last) && phase_of(dir) == "attractor" {
+            return;
+        }
+        assert!(k < 5000, "the run never reaches its last tier");
+    }
+}
+
+#[test]
+fn the_last_tier_deletes_the_lower_raw_tables_once_its_pass_is_over() {
+    // Out of core, the last tier's attractor needs no lower tier, and the finished run keeps
+    // only compressed files: the raw tables and flags files below go once its pass is over,
+    // where its work files are at their largest. A run killed there resumes without decoding
+    // them again, and ends as an uninterrupted run; one whose work files were lost too
+    // decodes them and solves the tier again.
+    let inst = N2_RANGES;
+    let root = scratch();
+    let clean = solve_clean(inst, root.path());
+    let dir = root.path().join("run");
+    killed_in_last_attractor(inst, &dir);
+    let recorded = manifest(&dir)["tiers"].as_array().unwrap().len() as u64;
+    assert_eq!(recorded, inst.tiers() - 1, "every tier below is finished");
+    assert_eq!(top_files(&dir, ".tbl"), Vec::<String>::new(), "raw tables");
+    assert_eq!(top_files(&dir, ".flags"), Vec::<String>::new(), "flags");
+    assert_eq!(top_files(&dir, ".bdb").len() as u64, recorded, "compressed");
+    // Killed again at the resumed run's first checkpoint: nothing was decoded before it.
+    assert!(
+        aborted(&inst.resume(&dir), 1),
+        "the resume took no checkpoint"
+    );
+    assert_eq!(
+        top_files(&dir, ".tbl"),
+        Vec::<String>::new(),
+        "decoded on resume"
+    );
+    assert_ok(&bawo(&inst.resume(&dir)), "resume in the attractor");
+    assert_same_solve(&clean, &dir, "resumed after the lower tables were deleted");
+
+    // The same, with the tier's work files gone: its pass runs again on decoded tables.
+    let lost = root.path().join("lost");
+    killed_in_last_attractor(inst, &lost);
+    std::fs::remove_dir_all(lost.join("work")).unwrap();
+    let out = bawo(&inst.resume(&lost));
+    assert_ok(&out, "resume without work files");
+    assert!(text(&out.stderr).contains("finished tiers are kept"));
+    assert_same_solve(&clean, &lost, "the last tier solved again");
+
+    // With --keep-tables the raw tables stay.
+    let kept = root.path().join("kept");
+    let mut args = inst.solve(&kept);
+    args.push("--keep-tables".to_string());
+    for k in 1.. {
+        let _ = std::fs::remove_dir_all(&kept);
+        assert!(aborted(&args, k));
+        if manifest(&kept)["current"]["tier"].as_u64() == Some(inst.tiers() - 1)
+            && phase_of(&kept) == "attractor"
+        {
+            break;
+        }
+    }
+    assert_eq!(
+        top_files(&kept, ".tbl").len() as u64,
+        inst.tiers() - 1,
+        "--keep-tables"
+    );
+}

@@ -171,11 +171,15 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
         false
     }
 
+    fn retires_lower(&self) -> bool {
+        false
+    }
+
     fn solve_tier(
         &self,
         game: &G,
         task: TierTask<'_>,
-        lower: &Lower<'_>,
+        lower: &mut Lower<'_>,
         _opts: &TierOptions,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
@@ -186,7 +190,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
         // solves whole tiers.
         let tier = task.tier;
         let states = game.tier_size(tier)?;
-        let lower_bytes = self.ship_lower(ckpt, lower.tables)?;
+        let lower_bytes = self.ship_lower(ckpt, lower.tables())?;
         let mut comm = self.comm.borrow_mut();
         let slices = match self.slices.get(&tier) {
             Some(s) if s.starts().last() == Some(&states) => s.clone(),
@@ -201,7 +205,7 @@ impl<G: Game> TierSolver<G> for RootSolver<'_> {
                 starts: slices.starts().to_vec(),
             },
         )?;
-        let out = solve_slice(&mut comm, game, tier, &slices, lower.tables, progress)?;
+        let out = solve_slice(&mut comm, game, tier, &slices, lower.tables(), progress)?;
         let solved_at = t0.elapsed();
         let fp = ckpt.manifest.fingerprint_value();
         let mut counts = TierCounts {

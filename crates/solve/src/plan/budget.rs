@@ -178,6 +178,12 @@ pub struct MemoryPlan {
     pub compress_workers: usize,
 }
 
+/// The margin on a sample's in-tier edges per position that the memory plan takes
+/// ([`TierShape::edges_per_position`]): tiers vary within themselves, and a range with more
+/// edges than planned would pass the memory cap. The disk model takes the sample as it is
+/// ([`crate::plan::space`]): it is an estimate, not a cap.
+pub const EDGE_MARGIN: f64 = 1.25;
+
 /// One tier as the planner sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct TierShape {

@@ -7,7 +7,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::counts::WorkDisk;
-use crate::plan::budget::{MemoryPlan, TierPlan, TierShape};
+use crate::plan::budget::{MemoryPlan, TierPlan, TierShape, EDGE_MARGIN};
 use bawo_games::error::{Error, Result};
 use bawo_games::units::human_bytes;
 
@@ -35,9 +35,8 @@ const PACKED_BYTES: f64 = 0.4;
 /// deleted as checkpoints pass them).
 const DUE_BYTES: f64 = 1.0;
 /// An in-tier edge in its log ([`crate::work::edgelog`]): a varint of its source's step and its
-/// target's offset (measured: 4.5 bytes on Bawo `n = 4`; the planner's edges per position
-/// carry a margin of a quarter, which covers the rest).
-const EDGE_LOG_BYTES: f64 = 4.0;
+/// target's offset (measured: 4.5 bytes on Bawo `n = 4`).
+const EDGE_LOG_BYTES: f64 = 4.5;
 /// Predecessor lists: offsets as list lengths in blocks ([`crate::work::predfile`], a byte and
 /// a half per position) and a source per edge (4 bytes, 8 in a tier of more than 2^32
 /// positions).
@@ -61,6 +60,47 @@ pub struct TierDisk {
     pub bdb: u64,
     /// Bytes it writes: work files (some more than once), table and compressed file.
     pub written: u64,
+    /// Its work files at their largest while the successor pass's lower tiers may still be
+    /// needed (the pass and the predecessor phase; a tier of one range: all of them).
+    pub early: WorkDisk,
+    /// Its work files at their largest after that (the attractor or the finish), with its
+    /// raw table as far as it is there then (`table`).
+    pub late: WorkDisk,
+}
+
+/// A tier's disk at its peak beside the tiers below, by the model.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TierPeak {
+    /// Everything on disk at the peak: the tier's work files, raw table and compressed
+    /// file, and the lower tiers' files still there.
+    pub total: u64,
+    /// The tier's work files then (`table`: its raw table).
+    pub work: WorkDisk,
+    /// Raw tables of the tiers below then.
+    pub lower_tables: u64,
+}
+
+/// The peak of tier `d` beside `lower_tables` bytes of raw tables and `lower_bdb` of
+/// compressed files below: with `retires` ([`crate::tier::Lower::retiring`]) the raw tables
+/// are gone after its predecessor phase. The tier's own compressed file counts throughout
+/// (it is written at its end, while the table is there).
+pub fn tier_peak(d: &TierDisk, lower_tables: u64, lower_bdb: u64, retires: bool) -> TierPeak {
+    let late_tables = if retires { 0 } else { lower_tables };
+    let early = TierPeak {
+        total: lower_tables + lower_bdb + d.early.total() + d.bdb,
+        work: d.early,
+        lower_tables,
+    };
+    let late = TierPeak {
+        total: late_tables + lower_bdb + d.late.total() + d.bdb,
+        work: d.late,
+        lower_tables: late_tables,
+    };
+    if late.total >= early.total {
+        late
+    } else {
+        early
+    }
 }
 
 /// The model of one tier's disk: out of core its work files peak either when the
@@ -70,7 +110,10 @@ pub struct TierDisk {
 /// packed slots, predecessor lists, due logs).
 pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
     let stored = tp.states as f64;
-    let e = shape.edges_per_position;
+    // The sample's edges per position, without the memory plan's margin: measured peaks
+    // came 15% (Kigogo 8) to 16% (Bawo n = 4, 15 seeds) under a model with it, nearly all
+    // of it in the predecessor lists.
+    let e = shape.edges_per_position / EDGE_MARGIN;
     let source = if tp.wide { 8.0 } else { 4.0 };
     let per_stored = |cells: f64, packed: f64, edges: f64, preds: f64, due: f64| WorkDisk {
         cells: (cells * stored) as u64,
@@ -81,12 +124,15 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         messages: 0,
         table: 0,
     };
-    let (kinds, written, table_share) = if tp.ranges == 1 {
-        (
-            per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0, 0.0),
-            RESIDENT_WORK_BYTES,
-            1.0,
-        )
+    let table = (TABLE_BYTES * stored) as u64;
+    let with_table = |w: WorkDisk, share: f64| WorkDisk {
+        table: (share * table as f64) as u64,
+        ..w
+    };
+    let (kinds, written, table_share, early, late) = if tp.ranges == 1 {
+        let all = per_stored(RESIDENT_WORK_BYTES, 0.0, 0.0, 0.0, 0.0);
+        let with = with_table(all, 1.0);
+        (all, RESIDENT_WORK_BYTES, 1.0, with, with)
     } else {
         let edges = EDGE_LOG_BYTES * e;
         let preds = PRED_OFFSET_BYTES + source * e;
@@ -103,7 +149,11 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         let held = (tp.attractor_cells as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
         let (cells, packed) = ((1.0 - held) * CELL_BYTES, PACKED_PASS_BYTES + PACKED_BYTES);
         let in_attractor = per_stored(cells, packed, 0.0, preds, DUE_BYTES);
-        let peak = [at_successors, at_predecessors, in_attractor]
+        let early = [at_successors, at_predecessors]
+            .into_iter()
+            .max_by_key(WorkDisk::total)
+            .unwrap_or_default();
+        let peak = [early, in_attractor]
             .into_iter()
             .max_by_key(WorkDisk::total)
             .unwrap_or_default();
@@ -112,13 +162,16 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         // The finish: the table beside the cells, once the predecessor lists and due logs
         // are gone.
         let at_finish = per_stored(cells, packed, 0.0, 0.0, 0.0);
+        let late = [in_attractor, with_table(at_finish, 1.0)]
+            .into_iter()
+            .max_by_key(WorkDisk::total)
+            .unwrap_or_default();
         if at_finish.total() as f64 + TABLE_BYTES * stored > peak.total() as f64 {
-            (at_finish, written, 1.0)
+            (at_finish, written, 1.0, early, late)
         } else {
-            (peak, written, 0.0)
+            (peak, written, 0.0, early, late)
         }
     };
-    let table = (TABLE_BYTES * stored) as u64;
     let table_at_peak = (TABLE_BYTES * table_share * stored) as u64;
     let bdb = (BDB_BYTES * stored) as u64;
     TierDisk {
@@ -128,6 +181,8 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         table_at_peak,
         bdb,
         written: (written * stored) as u64 + table + bdb,
+        early,
+        late,
     }
 }
 
@@ -137,17 +192,21 @@ pub fn disk_need(
     shapes: &[TierShape],
     plan: &MemoryPlan,
     finished: &dyn Fn(u32) -> bool,
+    retires_last: bool,
 ) -> DiskNeed {
     let mut need = DiskNeed::default();
-    let mut below = 0u64;
-    for (shape, tp) in shapes.iter().zip(&plan.tiers) {
+    let (mut tables, mut bdbs) = (0u64, 0u64);
+    let last = plan.tiers.len().saturating_sub(1);
+    for (i, (shape, tp)) in shapes.iter().zip(&plan.tiers).enumerate() {
         if finished(tp.tier) {
             continue;
         }
         let d = tier_disk(shape, tp);
-        need.out = need.out.max(below + d.work + d.table_at_peak + d.bdb);
+        let retires = retires_last && i == last && tp.ranges > 1;
+        need.out = need.out.max(tier_peak(&d, tables, bdbs, retires).total);
         need.work = need.work.max(d.work);
-        below += d.table + d.bdb;
+        tables += d.table;
+        bdbs += d.bdb;
     }
     need
 }
@@ -253,5 +312,50 @@ mod tests {
         let e = check(huge, d.path(), &d.path().join("work")).unwrap_err();
         assert!(!e.is_input());
         assert!(e.to_string().contains("--no-disk-check"), "{e}");
+    }
+
+    fn out_of_core(states: u64, edges: f64) -> (TierShape, TierPlan) {
+        let shape = TierShape {
+            tier: 7,
+            states,
+            edges_per_position: edges,
+            wide: false,
+        };
+        let tp = TierPlan {
+            tier: 7,
+            states,
+            range_bits: 20,
+            ranges: states >> 20,
+            wide: false,
+            pass_share: 0,
+            compress_beside: false,
+            write_beside: false,
+            attractor_cells: 0,
+        };
+        (shape, tp)
+    }
+
+    #[test]
+    fn a_retiring_tier_peaks_without_the_lower_raw_tables_once_its_pass_is_over() {
+        let (shape, tp) = out_of_core(64 << 20, 1.0);
+        let d = tier_disk(&shape, &tp);
+        // The same bytes of work files as the phases' larger one, split by phase.
+        assert_eq!(d.work, d.early.total().max(d.late.total() - d.late.table));
+        let (tables, bdbs) = (10 * d.late.total(), 1000);
+        let kept = tier_peak(&d, tables, bdbs, false);
+        assert_eq!(
+            kept.total,
+            tables + bdbs + d.bdb + d.early.total().max(d.late.total())
+        );
+        assert_eq!(kept.lower_tables, tables);
+        // Retired: the attractor's disk without the tables, unless the pass's with them is
+        // larger (here it is: the tables are ten times the attractor's work files).
+        let retired = tier_peak(&d, tables, bdbs, true);
+        assert_eq!(retired.total, tables + bdbs + d.bdb + d.early.total());
+        assert_eq!(retired.work, d.early);
+        let few = tier_peak(&d, 1, bdbs, true);
+        assert_eq!(few.total, bdbs + d.bdb + d.late.total());
+        assert_eq!((few.work, few.lower_tables), (d.late, 0));
+        assert!(few.total < tier_peak(&d, 1, bdbs, false).total);
     }
 }

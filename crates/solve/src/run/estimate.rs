@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::counts::WorkDisk;
 use crate::plan::budget::{MemoryPlan, TierShape};
 use crate::plan::sample::{solve_time, time_sample, TimeSample};
-use crate::plan::space::{tier_disk, TierDisk};
+use crate::plan::space::{tier_disk, tier_peak, TierDisk};
 use crate::run::{plan_shapes, tier_shapes, SolveConfig};
 use bawo_games::error::Result;
 use bawo_games::game::Game;
@@ -115,34 +115,35 @@ fn estimate_from<G: Game>(
     keep_tables: bool,
 ) -> RunEstimate {
     let mut tiers = Vec::with_capacity(shapes.len());
-    let (mut below, mut peak, mut written, mut bdb_total, mut table_total) = (0u64, 0, 0, 0, 0);
+    let (mut peak, mut written, mut bdb_total, mut table_total) = (0u64, 0, 0, 0);
     let mut composition = PeakDisk::default();
-    for (shape, tp) in shapes.iter().zip(&plan.tiers) {
+    let last = plan.tiers.len().saturating_sub(1);
+    for (i, (shape, tp)) in shapes.iter().zip(&plan.tiers).enumerate() {
         let stored = tp.states;
+        let d = tier_disk(shape, tp);
         let TierDisk {
             work,
-            kinds,
             table,
-            table_at_peak,
             bdb,
             written: tier_written,
-        } = tier_disk(shape, tp);
-        let during = below + work + table_at_peak + bdb;
+            ..
+        } = d;
+        // The run's last tier retires the lower raw tables after its pass, unless they are
+        // kept (the single-process solver; a cluster keeps them to the end).
+        let retires = !keep_tables && i == last && tp.ranges > 1;
+        let at = tier_peak(&d, table_total, bdb_total, retires);
+        let during = at.total;
         if during >= peak {
             composition = PeakDisk {
                 seeds: game.tier_seeds(tp.tier),
-                work: WorkDisk {
-                    table: table_at_peak,
-                    ..kinds
-                },
+                work: at.work,
                 bdb,
-                lower_tables: table_total,
+                lower_tables: at.lower_tables,
                 lower_bdb: bdb_total,
                 bytes_per_stored: 0.0,
             };
         }
         peak = peak.max(during);
-        below += table + bdb;
         written += tier_written;
         bdb_total += bdb;
         table_total += table;

@@ -27,6 +27,7 @@ use std::time::Instant;
 
 use crate::counts::TierCounts;
 use crate::flags::flags_file;
+use crate::plan::budget::EDGE_MARGIN;
 use crate::plan::budget::{MemoryPlan, TierShape};
 use crate::plan::disk::dir_bytes;
 use crate::plan::sample::{solve_time, time_sample};
@@ -84,7 +85,7 @@ pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Resu
             tier,
             states,
             // The sample's estimate with a margin: tiers vary within themselves.
-            edges_per_position: estimate_in_tier_degree(game, tier, states) * 1.25,
+            edges_per_position: estimate_in_tier_degree(game, tier, states) * EDGE_MARGIN,
             wide: states > wide_above.min(NARROW_LIMIT),
         });
     }
@@ -111,7 +112,7 @@ pub trait TierSolver<G: Game> {
         &self,
         game: &G,
         task: TierTask<'_>,
-        lower: &Lower<'_>,
+        lower: &mut Lower<'_>,
         opts: &TierOptions,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
@@ -121,6 +122,12 @@ pub trait TierSolver<G: Game> {
     /// memory plan holds both). A solver that needs every lower tier's compressed file
     /// before it starts the next tier says no.
     fn compresses_beside(&self) -> bool {
+        true
+    }
+
+    /// Whether the solver drops the lower tiers [`Lower::retiring`] hands it once its
+    /// successor pass is over, so that the run's last tier may have them deleted then.
+    fn retires_lower(&self) -> bool {
         true
     }
 }
@@ -133,7 +140,7 @@ impl<G: Game> TierSolver<G> for InProcess {
         &self,
         game: &G,
         task: TierTask<'_>,
-        lower: &Lower<'_>,
+        lower: &mut Lower<'_>,
         opts: &TierOptions,
         ckpt: &mut Checkpoints<'_>,
         progress: &dyn TierProgress,
@@ -167,7 +174,7 @@ pub fn solve_with<G: Game>(
     let plan = plan_shapes(&shapes, cfg)?;
     let fp = fingerprint(&game.descriptor());
     if cfg.disk_check {
-        check_disk(&shapes, &plan, cfg)?;
+        check_disk(&shapes, &plan, cfg, solver.retires_lower())?;
     }
     let (_lock, mut owned, work_root, opened) = open_directory(game, cfg, &tiers, progress)?;
     let mut manifest = match opened {
@@ -187,12 +194,20 @@ pub fn solve_with<G: Game>(
         work_root,
     };
     let mut tables = Tables::bounded(opts.plan.resident_lower);
-    let (resumed_tiers, missing) = restore_finished(
+    // The last tier resumed past its successor pass reads no lower tier: those whose raw
+    // tables it retired are decoded again only if its pass has to run after all.
+    let defer = solver.retires_lower()
+        && !cfg.keep_tables
+        && manifest.current.as_ref().is_some_and(|c| {
+            Some(&c.tier) == tiers.last() && c.phase != crate::tier::checkpoint::Phase::Successors
+        });
+    let restored = restore_finished(
         game,
         &cfg.out,
         sink,
         &manifest,
         &tiers,
+        defer,
         &opts,
         &mut owned,
         &mut tables,
@@ -221,9 +236,10 @@ pub fn solve_with<G: Game>(
         },
         owned: &mut owned,
         tables,
-        missing,
+        missing: restored.missing,
+        deferred: restored.deferred,
         report: SolveReport {
-            resumed_tiers,
+            resumed_tiers: restored.count,
             ..Default::default()
         },
     };
@@ -326,12 +342,19 @@ fn finish_run(
 /// Refuses a run that the model says will not fit the free disk (before anything is
 /// written). Tiers a manifest in `cfg.out` records as finished are on disk already and cost
 /// nothing more (unless `--force` discards them first).
-fn check_disk(shapes: &[TierShape], plan: &MemoryPlan, cfg: &SolveConfig) -> Result<()> {
+fn check_disk(
+    shapes: &[TierShape],
+    plan: &MemoryPlan,
+    cfg: &SolveConfig,
+    retires: bool,
+) -> Result<()> {
     let finished: Vec<Tier> = match Manifest::load(&cfg.out) {
         Ok(Some(m)) if !cfg.force => m.tiers.iter().map(|r| r.tier).collect(),
         _ => Vec::new(),
     };
-    let need = crate::plan::space::disk_need(shapes, plan, &|t| finished.contains(&t));
+    let retires_last = retires && !cfg.keep_tables;
+    let need =
+        crate::plan::space::disk_need(shapes, plan, &|t| finished.contains(&t), retires_last);
     let work = cfg.tmp.clone().unwrap_or_else(|| cfg.out.join("work"));
     crate::plan::space::check(need, &cfg.out, &work)
 }

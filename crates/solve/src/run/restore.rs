@@ -17,9 +17,23 @@ use bawo_games::game::{Game, Tier};
 use bawo_games::value::Entry;
 use bawo_store::table;
 
+/// What [`restore_finished`] brought back.
+#[derive(Debug, Default)]
+pub struct Restored {
+    /// Finished tiers checked (those deferred included).
+    pub count: usize,
+    /// Tiers recorded without their compressed file
+    /// ([`crate::run::compress::compress_missing`]).
+    pub missing: Vec<Tier>,
+    /// Tiers whose raw tables are gone and were left undecoded (their compressed files
+    /// checked): the tier in progress needs no lower tier unless its pass runs again.
+    pub deferred: Vec<Tier>,
+}
+
 /// Brings back every tier of `tiers` that the manifest of the run directory `dir` records
-/// as finished into `tables`; returns how many, and those recorded without their compressed
-/// file ([`crate::run::compress::compress_missing`]).
+/// as finished into `tables`. With `defer` (the run's last tier is resumed past its
+/// successor pass, and retired the lower raw tables: [`crate::tier::Lower::retiring`]), a
+/// tier whose raw table is gone is not decoded again, only its compressed file checked.
 #[allow(clippy::too_many_arguments)]
 pub fn restore_finished<G: Game>(
     game: &G,
@@ -27,14 +41,16 @@ pub fn restore_finished<G: Game>(
     sink: &dyn TierSink,
     manifest: &Manifest,
     tiers: &[Tier],
+    defer: bool,
     opts: &TierOptions,
     owned: &mut Owned<'_>,
     tables: &mut Tables,
     fp: u64,
     notice: &dyn Fn(&str),
-) -> Result<(usize, Vec<Tier>)> {
+) -> Result<Restored> {
     let mut restored = 0;
     let mut missing = Vec::new();
+    let mut deferred = Vec::new();
     for rec in manifest.tiers.clone() {
         if !tiers.contains(&rec.tier) {
             continue;
@@ -72,6 +88,13 @@ pub fn restore_finished<G: Game>(
         // A file decoded is checked as it is read; one only kept is checked here.
         if let (Some(b), None) = (&rec.bdb, decode) {
             sink.check(&stored(b))?;
+        }
+        if let (Some(b), true) = (decode, defer) {
+            sink.check(&stored(b))?;
+            remove_work_dir(&opts.work_root.join(format!("tier-{:04}", rec.tier)))?;
+            deferred.push(rec.tier);
+            restored += 1;
+            continue;
         }
         let data = match decode {
             Some(b) if opts.plan.keeps_lower() => {
@@ -120,5 +143,9 @@ pub fn restore_finished<G: Game>(
         tables.insert(rec.tier, data);
         restored += 1;
     }
-    Ok((restored, missing))
+    Ok(Restored {
+        count: restored,
+        missing,
+        deferred,
+    })
 }

@@ -39,6 +39,9 @@ pub struct TierLoop<'r, 'm, G: Game> {
     pub(crate) tables: Tables,
     /// Finished tiers without their compressed files, compressed once a tier has been solved.
     pub(crate) missing: Vec<Tier>,
+    /// Finished tiers left undecoded by the restore (their raw tables retired by the last
+    /// tier, resumed past its pass): decoded if that pass has to run again.
+    pub(crate) deferred: Vec<Tier>,
     pub(crate) report: SolveReport,
 }
 
@@ -54,7 +57,13 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
             for (i, &tier) in tiers.iter().enumerate() {
                 if self.ckpt.manifest.record(tier).is_none() {
                     let next = tiers.get(i + 1).copied();
-                    self.solve_one(scope, tier, next, &mut pending)?;
+                    let at = Placed {
+                        lower: &tiers[..i],
+                        next,
+                        retires: self.retires(tier, i + 1 == tiers.len()),
+                        next_retires: next.is_some_and(|t| self.retires(t, i + 2 == tiers.len())),
+                    };
+                    self.solve_one(scope, tier, at, &mut pending)?;
                 }
             }
             // Never left over where the last tier was solved by this run (it is compressed
@@ -64,15 +73,59 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
         })
     }
 
-    /// One tier solved and recorded; its compression started beside the next tier (`next`)
-    /// where the plan holds both, else done now.
+    /// Whether `tier` (`last`: the run's last) retires the lower tiers' raw tables once its
+    /// pass is over ([`Lower::retiring`]): the last tier of a run that keeps no raw tables,
+    /// planned out of core (a tier of one range is small), with a solver that drops them.
+    fn retires(&self, tier: Tier, last: bool) -> bool {
+        last && !self.cfg.keep_tables
+            && self.solver.retires_lower()
+            && self.opts.plan.tier(tier).is_some_and(|p| p.ranges > 1)
+    }
+
+    /// The raw tables and flags files of the finished tiers of `lower` that have compressed
+    /// files: what a retiring tier deletes.
+    fn retiring_files(&self, lower: &[Tier]) -> Vec<PathBuf> {
+        let out = &self.cfg.out;
+        self.ckpt
+            .manifest
+            .tiers
+            .iter()
+            .filter(|r| r.bdb.is_some() && lower.contains(&r.tier))
+            .flat_map(|r| [out.join(&r.file), out.join(flags_file(r.tier))])
+            .collect()
+    }
+
+    /// The lower tiers a restore left undecoded, decoded now: the tier about to be solved
+    /// runs its successor pass after all.
+    fn restore_deferred(&mut self) -> Result<()> {
+        let deferred = std::mem::take(&mut self.deferred);
+        let progress = self.progress;
+        crate::run::restore::restore_finished(
+            self.game,
+            &self.cfg.out,
+            self.sink,
+            self.ckpt.manifest,
+            &deferred,
+            false,
+            self.opts,
+            self.owned,
+            &mut self.tables,
+            self.fp,
+            &|l| progress.notice(l),
+        )?;
+        Ok(())
+    }
+
+    /// One tier solved and recorded; its compression started beside the next tier
+    /// (`at.next`) where the plan holds both, else done now.
     fn solve_one<'s>(
         &mut self,
         scope: &'s Scope<'s, 'r>,
         tier: Tier,
-        next: Option<Tier>,
+        at: Placed<'_>,
         pending: &mut Option<Background<'s>>,
     ) -> Result<()> {
+        let next = at.next;
         let (cfg, game) = (self.cfg, self.game);
         let t0 = Instant::now();
         let written0 = process_bytes_written();
@@ -87,6 +140,12 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
             tier,
             self.progress,
         )?;
+        let passes = resume
+            .as_ref()
+            .is_none_or(|c| c.phase == crate::tier::checkpoint::Phase::Successors);
+        if !self.deferred.is_empty() && (passes || !at.retires) {
+            self.restore_deferred()?;
+        }
         let work = self.claim_tier_files(tier, resume.as_ref())?;
         let file = table_file(tier);
         let path = cfg.out.join(&file);
@@ -95,12 +154,24 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
             resume,
             table_path: &path,
         };
-        let lower = Lower {
-            tables: &self.tables,
+        let mut lower = if at.retires {
+            let files = self.retiring_files(at.lower);
+            Lower::retiring(std::mem::take(&mut self.tables), files)
+        } else {
+            Lower::shared(&self.tables)
         };
-        let mut solved =
-            self.solver
-                .solve_tier(game, task, &lower, self.opts, &mut self.ckpt, self.progress)?;
+        let solved = self.solver.solve_tier(
+            game,
+            task,
+            &mut lower,
+            self.opts,
+            &mut self.ckpt,
+            self.progress,
+        );
+        if let Some(tables) = lower.into_tables() {
+            self.tables = tables;
+        }
+        let mut solved = solved?;
         // The tier below, compressed meanwhile, and tiers a killed run left without their
         // compressed files (now that the resumed tier has passed its checks): recorded with
         // this tier's record.
@@ -114,7 +185,10 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
             Some(f) => f.anchored_bits(),
             None => AnchoredBits::compute(game, tier, size),
         };
+        // Never beside a tier that retires this one's raw table: it is deleted once that
+        // tier's pass is over, and only with its compressed file recorded.
         let next_beside = self.beside
+            && !at.next_retires
             && next
                 .and_then(|t| self.opts.plan.tier(t))
                 .is_some_and(|t| t.compress_beside);
@@ -299,8 +373,9 @@ fn tier_io(cfg: &SolveConfig, work: &Path, w: TierWrites, solved: &SolvedTier) -
     } else {
         dir_bytes(work)
     };
-    let peak_disk =
-        (dir_bytes(&cfg.out) + outside).max(w.base_disk + solved.timings.peak_work_disk);
+    let t = &solved.timings;
+    let at_peak = (w.base_disk + t.peak_work_disk).saturating_sub(t.peak_lower_freed);
+    let peak_disk = (dir_bytes(&cfg.out) + outside).max(at_peak);
     // The compressed file of the tier below, written meanwhile, is that tier's.
     let bytes_written = match (w.written0, process_bytes_written()) {
         (Some(a), Some(b)) => b.saturating_sub(a).saturating_sub(w.below_bytes),
@@ -311,4 +386,13 @@ fn tier_io(cfg: &SolveConfig, work: &Path, w: TierWrites, solved: &SolvedTier) -
         bytes_written,
         peak_disk,
     }
+}
+
+/// Where a tier stands in the run: the tiers solved before it, the next one, and whether it
+/// or the next one retires the lower tiers' raw tables ([`TierLoop::retires`]).
+struct Placed<'t> {
+    lower: &'t [Tier],
+    next: Option<Tier>,
+    retires: bool,
+    next_retires: bool,
 }

@@ -208,6 +208,14 @@ impl Tables {
         self.set_limit();
     }
 
+    /// Drops every table and anchored bits: their copies, maps and open files.
+    pub fn clear(&mut self) {
+        self.tiers.clear();
+        self.anchored.clear();
+        self.owned = 0;
+        self.set_limit();
+    }
+
     /// Keeps the anchored bits of a finished tier for [`Lookup::anchored`].
     pub fn insert_anchored(&mut self, tier: Tier, bits: AnchoredBits) {
         let t = tier as usize;
