@@ -43,6 +43,38 @@ pub fn each_in_parallel<T: Sync, R: Send>(
         .collect()
 }
 
+/// Asks the kernel to start writing `file`'s dirty pages back now, without waiting for it: a
+/// file written in one stream (a tier's raw table, gigabytes) would otherwise wait for the
+/// kernel's dirty thresholds and leave most of its bytes to the final `fsync`, with the
+/// cores idle. Advice only; nothing is promised until the file is synced.
+pub fn start_writeback(file: &std::fs::File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain system call on an open descriptor; its result is advice only.
+        unsafe {
+            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
+/// Asks the kernel to read `file` ahead into its page cache, without waiting: the file is
+/// about to be read whole (a range's cells, mapped by a tier's finish).
+pub fn read_ahead(file: &std::fs::File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: a plain system call on an open descriptor; its result is advice only.
+        unsafe {
+            libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_WILLNEED);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

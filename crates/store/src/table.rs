@@ -152,6 +152,10 @@ pub fn write_table(
     Ok((header, written))
 }
 
+/// Bytes of a streamed table between two requests to write its pages back
+/// ([`crate::syncs::start_writeback`]).
+const WRITEBACK_EVERY: usize = 64 << 20;
+
 /// Writes a table whose entries come in consecutive pieces from `fill` (so a tier larger than
 /// memory never needs to be held whole): temp file, entries hashed as they go, header patched
 /// with the checksum, synced, renamed. Returns the header and the bytes written.
@@ -171,12 +175,21 @@ pub fn write_table_streaming(
     w.write_all(&[0u8; HEADER]).map_err(io)?;
     let mut hasher = Hasher::new();
     let mut count = 0u64;
+    let mut unflushed = 0usize;
     fill(&mut |piece: &[u16]| {
         let bytes = u16_bytes(piece);
         hasher.update(bytes);
         count += piece.len() as u64;
         super::fault::check_write(bytes.len(), path)?;
-        w.write_all(bytes).map_err(|e| Error::io(path, e))
+        w.write_all(bytes).map_err(|e| Error::io(path, e))?;
+        // Written back as it grows, so that the sync at the end finds little left.
+        unflushed += bytes.len();
+        if unflushed >= WRITEBACK_EVERY {
+            w.flush().map_err(|e| Error::io(path, e))?;
+            super::syncs::start_writeback(w.get_ref());
+            unflushed = 0;
+        }
+        Ok(())
     })?;
     if count != states {
         return Err(Error::Internal(format!(

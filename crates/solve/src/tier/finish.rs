@@ -42,6 +42,8 @@ impl<G: Game> Job<'_, G> {
                 for r in 0..self.ranges {
                     let path = self.cells_path(r);
                     let held = self.held.words(r);
+                    // The next range's plain cells are read from the disk meanwhile.
+                    self.read_ahead(r + 1);
                     {
                         let (map, unpacked);
                         let cells = match (held, self.packed_now[r]) {
@@ -93,5 +95,19 @@ impl<G: Game> Job<'_, G> {
         flags.finish()?;
         self.keep_peak(peak);
         Ok((counts, header, bytes))
+    }
+
+    /// Asks the kernel to read range `r`'s plain cells ahead, where the finish will map them
+    /// (neither held in memory nor packed).
+    fn read_ahead(&self, r: usize) {
+        if r >= self.ranges || self.held.words(r).is_some() || self.packed_now[r].is_some() {
+            return;
+        }
+        let opened = bawo_store::open_no_follow()
+            .read(true)
+            .open(self.cells_path(r));
+        if let Ok(f) = opened {
+            bawo_store::syncs::read_ahead(&f);
+        }
     }
 }
