@@ -129,3 +129,35 @@ fn compact_stays_within_mem() {
         "stats of the compacted database"
     );
 }
+
+#[test]
+fn the_last_tier_is_not_copied_into_memory_after_it_is_solved() {
+    // Bao's mtaji with 8 seeds is one tier, whose 123 MB raw table alone is near `--mem
+    // 128M`: the run kept every finished tier in memory for the tiers above (all tiers below
+    // fit the budget's share, there being none), and copied this one in too after solving
+    // it, though no tier reads it (it peaked at 152 MiB).
+    let root = tempfile::tempdir().unwrap();
+    let db = root.path().join("bao8");
+    let db = db.to_str().unwrap();
+    let args = [
+        "solve",
+        "--game",
+        "bao",
+        "--seeds",
+        "8",
+        "--mem",
+        "128M",
+        "--threads",
+        "2",
+        "--quiet",
+        "--out",
+        db,
+    ];
+    let (code, _, err, peak) = run_measured(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        peak <= 128 * MIB,
+        "solve --mem 128M peaked at {} MiB",
+        peak / MIB
+    );
+}

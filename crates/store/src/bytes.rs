@@ -87,6 +87,27 @@ pub fn as_u64<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u64]> {
     words_of(path, bytes, "edges")
 }
 
+/// Advice on how a mapped file's pages at `map` will be read: at random, a page at a time
+/// (`sparse`: no readahead), or the kernel's usual readahead. Advice only: contents are the
+/// same either way, and elsewhere than Linux it does nothing.
+pub fn advise_reads(map: &[u8], sparse: bool) {
+    #[cfg(target_os = "linux")]
+    if !map.is_empty() {
+        let advice = if sparse {
+            libc::MADV_RANDOM
+        } else {
+            libc::MADV_NORMAL
+        };
+        // SAFETY: `map` is a whole mapping this process made (page aligned); the advice
+        // changes how its pages are read in, never what they hold.
+        unsafe {
+            libc::madvise(map.as_ptr() as *mut libc::c_void, map.len(), advice);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (map, sparse);
+}
+
 /// Maps a file read-only; `None` when it is empty (an empty map is not allowed).
 pub fn map_ro(path: &Path) -> Result<Option<Mmap>> {
     let f = open_regular(path)?;
@@ -187,5 +208,25 @@ mod tests {
         assert!(as_u32(p, &bytes[..7]).is_err());
         assert_eq!(as_u16(p, u16_bytes(&[7, 9])).unwrap(), &[7, 9]);
         assert_eq!(as_u64(p, u64_bytes(&[5])).unwrap(), &[5]);
+    }
+
+    #[test]
+    fn advice_on_a_map_changes_none_of_its_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("cells");
+        let words: Vec<u32> = (0..300_000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        std::fs::write(&path, u32_bytes(&words)).unwrap();
+        let map = map_ro(&path).unwrap().unwrap();
+        for sparse in [true, false, true] {
+            advise_reads(&map, sparse);
+            assert_eq!(as_u32(&path, &map).unwrap(), &words[..]);
+        }
+        advise_reads(&[], true);
+        let mut m = map_mut(&path).unwrap();
+        advise_reads(&m, true);
+        m[4] ^= 0xff;
+        assert_eq!(m[4], u32_bytes(&words)[4] ^ 0xff);
     }
 }

@@ -181,9 +181,12 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
         let (_, data) = table::open_table(&path, tier, size, self.fp, false)?;
         // A tier solved elsewhere (a cluster's workers) may come without flags.
         let flags = TierFlags::open(&cfg.out.join(flags_file(tier)), size)?;
-        let bits = match &flags {
-            Some(f) => f.anchored_bits(),
-            None => AnchoredBits::compute(game, tier, size),
+        // The tiers above look this one up; the run's last tier is read by none, and its
+        // table (which may be far larger than the lower tiers' share) is never copied.
+        let bits = match (next, &flags) {
+            (None, _) => None,
+            (Some(_), Some(f)) => Some(f.anchored_bits()),
+            (Some(_), None) => Some(AnchoredBits::compute(game, tier, size)),
         };
         // Never beside a tier that retires this one's raw table: it is deleted once that
         // tier's pass is over, and only with its compressed file recorded.
@@ -223,11 +226,13 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
                 scope, self.sink, &cfg.out, tier, self.fp, data, flags,
             )?);
         }
-        let (_, data) = table::open_table(&path, tier, size, self.fp, false)?;
-        let plan = &self.opts.plan;
-        self.tables
-            .insert(tier, resident_if_it_fits(data, plan.lower_bytes(), plan)?);
-        self.tables.insert_anchored(tier, bits);
+        if let Some(bits) = bits {
+            let (_, data) = table::open_table(&path, tier, size, self.fp, false)?;
+            let plan = &self.opts.plan;
+            self.tables
+                .insert(tier, resident_if_it_fits(data, plan.lower_bytes(), plan)?);
+            self.tables.insert_anchored(tier, bits);
+        }
         self.progress
             .tier_finished(&solved.counts.both_sides(), t0.elapsed(), bytes_written);
         self.report.timings.push((tier, solved.timings));

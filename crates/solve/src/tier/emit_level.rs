@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use memmap2::MmapMut;
 
 use crate::tier::attractor::emit_batches;
-use crate::tier::held::{cells_view, HeldCells};
+use crate::tier::held::{advise, cells_view, HeldCells};
 use crate::tier::messages::Messages;
 use crate::tier::Job;
 use crate::work::graph::{view_preds_file, PredsView};
@@ -100,7 +100,8 @@ impl<G: Game> Job<'_, G> {
                     None => decode_due(&self.due, level, r)?,
                 };
                 out.decided += due.len() as u64;
-                let cells = cells_view(held, kept, r, &self.cells_path(r))?;
+                let len = self.range_len(r);
+                let cells = cells_view(held, kept, r, &self.cells_path(r), due.len())?;
                 let preds_path = self.path(WorkFile::Preds(r));
                 let preds_map;
                 let preds = match &self.preds_mem[r] {
@@ -108,7 +109,8 @@ impl<G: Game> Job<'_, G> {
                     None => {
                         preds_map = map_ro(&preds_path)?
                             .ok_or_else(|| Error::corrupt(&preds_path, "empty predecessor file"))?;
-                        view_preds_file(&preds_path, &preds_map, self.range_len(r), self.codec())?
+                        advise(&preds_map, due.len(), len);
+                        view_preds_file(&preds_path, &preds_map, len, self.codec())?
                     }
                 };
                 let ranges = self.ranges;

@@ -726,7 +726,8 @@ impl<'g, G: Game> Job<'g, G> {
                 } else {
                     self.unpin(r)?;
                 }
-                let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r))?;
+                let touched = batches.iter().map(|b| b.len()).sum();
+                let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r), touched)?;
                 let newly = apply_batches(cells, &batches, level)
                     .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
                 if !self.resident {
