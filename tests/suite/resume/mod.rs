@@ -475,15 +475,15 @@ fn top_files(dir: &Path, ext: &str) -> Vec<String> {
     out
 }
 
-/// A run of `inst` in `dir` killed at the first checkpoint of its last tier's attractor.
-fn killed_in_last_attractor(inst: Instance, dir: &Path) {
+/// A run of `inst` in `dir` (with `extra` arguments) killed at the first checkpoint of its
+/// last tier's attractor.
+fn killed_in_last_attractor(inst: Instance, dir: &Path, extra: &[&str]) {
     let last = inst.tiers() - 1;
+    let mut args = inst.solve(dir);
+    args.extend(strings(extra));
     for k in 1.. {
         let _ = std::fs::remove_dir_all(dir);
-        assert!(
-            aborted(&inst.solve(dir), k),
-            "no checkpoint in the attractor"
-        );
+        assert!(aborted(&args, k), "no checkpoint in the attractor");
         let m = manifest(dir);
         if m["current"]["tier"].as_u64() == Some(last) && phase_of(dir) == "attractor" {
             return;
@@ -503,7 +503,7 @@ fn the_last_tier_deletes_the_lower_raw_tables_once_its_pass_is_over() {
     let root = scratch();
     let clean = solve_clean(inst, root.path());
     let dir = root.path().join("run");
-    killed_in_last_attractor(inst, &dir);
+    killed_in_last_attractor(inst, &dir, &[]);
     let recorded = manifest(&dir)["tiers"].as_array().unwrap().len() as u64;
     assert_eq!(recorded, inst.tiers() - 1, "every tier below is finished");
     assert_eq!(top_files(&dir, ".tbl"), Vec::<String>::new(), "raw tables");
@@ -524,7 +524,7 @@ fn the_last_tier_deletes_the_lower_raw_tables_once_its_pass_is_over() {
 
     // The same, with the tier's work files gone: its pass runs again on decoded tables.
     let lost = root.path().join("lost");
-    killed_in_last_attractor(inst, &lost);
+    killed_in_last_attractor(inst, &lost, &[]);
     std::fs::remove_dir_all(lost.join("work")).unwrap();
     let out = bawo(&inst.resume(&lost));
     assert_ok(&out, "resume without work files");
@@ -533,17 +533,7 @@ fn the_last_tier_deletes_the_lower_raw_tables_once_its_pass_is_over() {
 
     // With --keep-tables the raw tables stay.
     let kept = root.path().join("kept");
-    let mut args = inst.solve(&kept);
-    args.push("--keep-tables".to_string());
-    for k in 1.. {
-        let _ = std::fs::remove_dir_all(&kept);
-        assert!(aborted(&args, k));
-        if manifest(&kept)["current"]["tier"].as_u64() == Some(inst.tiers() - 1)
-            && phase_of(&kept) == "attractor"
-        {
-            break;
-        }
-    }
+    killed_in_last_attractor(inst, &kept, &["--keep-tables"]);
     assert_eq!(
         top_files(&kept, ".tbl").len() as u64,
         inst.tiers() - 1,
