@@ -1,4 +1,4 @@
-//! Tiers of more than 2^32 positions: their plan, and the wide (64-bit source) path they take.
+//! Tiers of more than 2^32 positions: their plan, and the wide (40-bit source) path they take.
 //!
 //! A tier that large is far beyond a test, so the narrow/wide boundary is a parameter
 //! (`SolveConfig::wide_above`, or `BAWO_WIDE_ABOVE` for the binary): here it is set to 0, so
@@ -247,4 +247,63 @@ fn bawo_n5_positions_near_2_32_round_trip_through_their_indices() {
         .map(|i| (i, (17, i)))
         .collect();
     assert_eq!(seen, want);
+}
+
+#[test]
+fn a_tier_beyond_2_40_positions_is_refused_before_anything_is_written() {
+    // Bawo n = 8: tier 15 stores C(46, 31) = 511,738,760,544 entries (wide, planned), tier 16
+    // C(47, 31) = 1,503,232,609,098, more than the five-byte sources of predecessor lists hold.
+    let game = Bawo::new(8, 64, BawoRules::parse("").unwrap()).unwrap();
+    let mut cfg = SolveConfig::new(15, "unused");
+    cfg.budget = 64 << 30;
+    let plan = plan_run(&game, &game.tiers_up_to(15).unwrap(), &cfg).unwrap();
+    assert!(plan.tier(15).unwrap().wide);
+    let err = plan_run(&game, &game.tiers_up_to(16).unwrap(), &cfg).unwrap_err();
+    assert!(err.to_string().contains("at most 2^40"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let args = ["solve", "--n", "8", "--seeds", "16", "--dry-run", "--out"];
+    let mut args: Vec<&str> = args.to_vec();
+    args.push(out.to_str().unwrap());
+    common::cli::assert_usage_error(&args, "tier 16 has 1503232609098 positions");
+    assert!(!out.exists(), "nothing is written");
+}
+
+/// Sets the work format of the checkpoint of the tier in progress in `dir`'s manifest (saved
+/// with its checksum, as an earlier version would have written it).
+fn set_checkpoint_format(dir: &Path, format: u32) {
+    let mut m = bawo_solve::Manifest::load(dir).unwrap().unwrap();
+    m.current.as_mut().expect("a tier in progress").format = format;
+    m.save(dir).unwrap();
+}
+
+#[test]
+fn work_files_of_the_previous_format_are_read_in_narrow_tiers_and_redone_in_wide_ones() {
+    let plain = tempfile::tempdir().unwrap();
+    common::cli::assert_ok(&common::cli::bawo(&cli_solve(plain.path(), false)), "plain");
+    let want = tier_files(plain.path());
+    // Format 3 stored wide sources in 8 bytes; narrow files are the same in format 4.
+    for (wide, redone) in [("0", true), ("1000000000", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let env = [
+            ("BAWO_WIDE_ABOVE", wide.to_string()),
+            ("BAWO_ABORT_AFTER_CHECKPOINTS", "40".to_string()),
+        ];
+        let out = common::cli::bawo_env(&cli_solve(dir.path(), false), &env);
+        assert_eq!(out.status.signal(), Some(6), "wide above {wide}");
+        set_checkpoint_format(dir.path(), 3);
+        let env = [("BAWO_WIDE_ABOVE", wide.to_string())];
+        let out = common::cli::bawo_env(&cli_solve(dir.path(), true), &env);
+        common::cli::assert_ok(&out, &format!("resume, wide above {wide}"));
+        let err = common::cli::text(&out.stderr);
+        assert_eq!(
+            err.contains("written by an earlier version"),
+            redone,
+            "wide above {wide}: {err}"
+        );
+        assert!(
+            tier_files(dir.path()) == want,
+            "wide above {wide}: files differ"
+        );
+    }
 }

@@ -8,7 +8,7 @@
 //! | `BAWO_FAIL_WRITES_AFTER=bytes`   | work-file writes fail with "no space left" past that many bytes |
 //! | `BAWO_MESSAGE_BUDGET=bytes`      | level messages spill to disk past that many bytes, whatever `--mem` allows |
 //! | `BAWO_HELD_CELLS=bytes`          | an out-of-core attractor holds that many bytes of cells in memory, whatever `--mem` allows |
-//! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 64-bit predecessor sources, as tiers of more than 2^32 positions do |
+//! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 40-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
 //!
 //! The last four reach, in a tier small enough for a test, paths that only large tiers or
@@ -55,7 +55,7 @@ pub fn held_cells() -> Option<u64> {
     *V.get_or_init(|| env_u64("BAWO_HELD_CELLS"))
 }
 
-/// The tier size above which a solve takes the wide (64-bit source) path, if a test sets it
+/// The tier size above which a solve takes the wide (40-bit source) path, if a test sets it
 /// (the path is otherwise reached only by tiers of more than 2^32 positions).
 pub fn wide_above() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();

@@ -41,7 +41,7 @@ use crate::tier::checkpoint::{Checkpoints, Manifest};
 use crate::tier::pass::estimate_in_tier_degree;
 use crate::tier::tables::Tables;
 use crate::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
-pub use crate::work::graph::NARROW_LIMIT;
+pub use crate::work::graph::{NARROW_LIMIT, WIDE_LIMIT};
 use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
 use bawo_games::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
@@ -81,6 +81,12 @@ pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Resu
     let wide_above = bawo_store::fault::wide_above().unwrap_or(cfg.wide_above);
     for &tier in tiers {
         let states = game.tier_size(tier)?;
+        if states > WIDE_LIMIT {
+            return Err(Error::Input(InputError::new(format!(
+                "tier {tier} has {states} positions; bawo solves tiers of at most 2^40 \
+                 ({WIDE_LIMIT}) positions, whose predecessor lists take 5 bytes an edge"
+            ))));
+        }
         shapes.push(TierShape {
             tier,
             states,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::counts::TierCounts;
 use crate::run::config::{RunProgress, SolveConfig, Summary};
 use crate::run::owned::{manifest_looks_like_ours, Owned};
-use crate::tier::checkpoint::{Manifest, TierState, WORK_FORMAT};
+use crate::tier::checkpoint::{readable_format, Manifest, TierState};
 use crate::work::remove_work_dir;
 use bawo_games::error::{Error, Result};
 use bawo_games::game::{Game, InputError, Tier};
@@ -217,7 +217,7 @@ pub fn usable_checkpoint(
             ));
             None
         }
-        Some(c) if c.format != WORK_FORMAT => {
+        Some(c) if !readable_format(&c) => {
             progress.notice(&format!(
                 "the work files of tier {tier} were written by an earlier version; solving \
                  tier {tier} again, finished tiers are kept"

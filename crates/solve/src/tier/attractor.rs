@@ -332,7 +332,7 @@ pub fn attract_in_memory(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::work::graph::{EdgeCodec, PredRange};
+    use crate::work::graph::{EdgeCodec, PredRange, U40};
 
     #[test]
     fn messages_reach_predecessors_beyond_2_32_and_2_40() {
@@ -341,7 +341,7 @@ mod tests {
         let c = EdgeCodec::new(true, bits);
         let sources = [(1u64 << 32) + 5, (1 << 40) - 1, 3, 1 << 30];
         let edges: Vec<u64> = sources.iter().map(|&s| c.pack(0, s)).collect();
-        let preds = PredRange::<u64>::build(1, &edges, c).unwrap();
+        let preds = PredRange::<U40>::build(1, &edges, c).unwrap();
         let cells = [AtomicU32::new(cell::make(LOSS, 0, 2))];
         let out = emit(&cells, &[0], &preds.view(), 2, bits, 0, 1 << 16);
         assert_eq!(out[256], vec![5 | MSG_LOSS]);

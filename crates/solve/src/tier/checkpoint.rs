@@ -58,7 +58,7 @@ pub struct TierState {
     pub states: u64,
     /// Positions per range, as a power of two (fixed for the tier once chosen).
     pub range_bits: u32,
-    /// Sources are stored in 64 bits ([`crate::work::graph::EdgeCodec`]); absent in checkpoints of
+    /// Sources are stored in 40 bits ([`crate::work::graph::EdgeCodec`]); absent in checkpoints of
     /// versions that knew only 32-bit tiers.
     #[serde(default)]
     pub wide: bool,
@@ -85,8 +85,15 @@ pub struct TierState {
 
 /// The format of the work files a checkpoint names: 1 since edge logs are compact pieces
 /// ([`crate::work::edgelog`]), 2 since due logs are too ([`crate::work::duelog`]), 3 since
-/// out-of-core cells are checkpointed packed ([`crate::tier::packed`]).
-pub const WORK_FORMAT: u32 = 3;
+/// out-of-core cells are checkpointed packed ([`crate::tier::packed`]), 4 since a wide tier's
+/// predecessor sources are five bytes ([`crate::work::graph::U40`]).
+pub const WORK_FORMAT: u32 = 4;
+
+/// Whether this version reads the work files of a checkpoint: those of [`WORK_FORMAT`], and
+/// of format 3 in a narrow tier (only wide tiers' files changed since).
+pub fn readable_format(st: &TierState) -> bool {
+    st.format == WORK_FORMAT || (st.format == 3 && !st.wide)
+}
 
 impl bawo_store::manifest::Checkpoint for TierState {
     fn work_dir_mut(&mut self) -> Option<&mut PathBuf> {

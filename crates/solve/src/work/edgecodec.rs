@@ -30,9 +30,19 @@ pub fn max_wide_range_bits(states: u64) -> u32 {
     64 - index_bits(states)
 }
 
+/// Bytes per source in the predecessor lists of a tier, wide or not: `u32`, or five bytes
+/// ([`crate::work::graph::U40`]).
+pub fn source_bytes(wide: bool) -> u64 {
+    if wide {
+        5
+    } else {
+        4
+    }
+}
+
 impl EdgeCodec {
     /// The codec of a tier cut into ranges of `2^range_bits` positions (at most 2^32), with
-    /// 64-bit sources when `wide`.
+    /// wide (40-bit) sources when `wide`.
     pub fn new(wide: bool, range_bits: u32) -> EdgeCodec {
         let range_bits = range_bits.min(32);
         let shift = if wide { 64 - range_bits.max(1) } else { 32 };
@@ -44,7 +54,7 @@ impl EdgeCodec {
         EdgeCodec::new(false, range_bits)
     }
 
-    /// Whether sources are stored in 64 bits.
+    /// Whether sources are stored in 40 bits (the tier has more than 2^32 positions).
     pub fn is_wide(self) -> bool {
         self.shift != 32
     }
@@ -61,10 +71,11 @@ impl EdgeCodec {
         ((index >> self.range_bits) as usize, index & mask)
     }
 
-    /// Whether every index and edge of a tier of `states` positions fits.
+    /// Whether every index and edge of a tier of `states` positions fits (a wide tier's
+    /// sources are five bytes: at most 2^40 positions).
     pub fn fits(self, states: u64) -> bool {
         if self.is_wide() {
-            index_bits(states) <= self.shift
+            index_bits(states) <= self.shift.min(40)
         } else {
             states <= NARROW_LIMIT
         }
@@ -91,11 +102,7 @@ impl EdgeCodec {
 
     /// Bytes per source in predecessor lists.
     pub fn source_bytes(self) -> u64 {
-        if self.is_wide() {
-            8
-        } else {
-            4
-        }
+        source_bytes(self.is_wide())
     }
 }
 
@@ -126,14 +133,16 @@ mod tests {
         assert!(!N.is_wide() && N.source_bytes() == 4);
         assert_eq!(EdgeCodec::narrow(30), N);
         let w = EdgeCodec::new(true, 30);
-        assert!(w.is_wide() && w.source_bytes() == 8);
+        assert!(w.is_wide() && w.source_bytes() == 5);
         assert!(w.fits((1 << 32) + 1));
         assert!(w.fits(1 << 34));
         assert!(!w.fits((1 << 34) + 1));
         assert!(EdgeCodec::new(true, 24).fits(1 << 40));
         assert!(!EdgeCodec::new(true, 24).fits((1 << 40) + 1));
-        // Ranges of one position (range_bits 0) still leave the source its bits.
-        assert!(EdgeCodec::new(true, 0).fits(1 << 63));
+        // Ranges of one position (range_bits 0) still leave the source its bits, up to the
+        // five bytes predecessor lists store.
+        assert!(EdgeCodec::new(true, 0).fits(1 << 40));
+        assert!(!EdgeCodec::new(true, 0).fits((1 << 40) + 1));
     }
 
     #[test]

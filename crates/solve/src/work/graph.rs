@@ -8,23 +8,28 @@
 //! the whole tier.
 //!
 //! Sources are tier-wide indices. A tier of at most [`NARROW_LIMIT`] positions stores them as
-//! `u32` (4 bytes per edge); a larger ("wide") tier as `u64` (8 bytes per edge, the offsets
-//! padded to a multiple of 8 bytes before them). The choice is made per tier, so the common
-//! small tier writes no more than before.
+//! `u32` (4 bytes per edge); a larger ("wide") tier, of at most [`WIDE_LIMIT`], in five bytes
+//! ([`U40`]). The choice is made per tier, so the common small tier writes no more than
+//! before. (Wide sources took 8 bytes, a `u64`: Kigogo's 9-seed tier, 7.6 billion stored
+//! positions and two in-tier edges each, planned 136 GB of predecessor lists, 89 GB in five
+//! bytes.)
 
 use std::io::Write;
 use std::path::Path;
 
 use bawo_games::error::{Error, Result};
-use bawo_store::bytes::{as_u32, as_u64, u32_bytes, u64_bytes};
+use bawo_store::bytes::{as_u32, u32_bytes};
 use bawo_store::checksum::{Checksum, Hasher};
 
 pub use crate::work::edgecodec::{
-    index_bits, max_wide_range_bits, EdgeCodec, PackedEdge, NARROW_LIMIT,
+    index_bits, max_wide_range_bits, source_bytes, EdgeCodec, PackedEdge, NARROW_LIMIT,
 };
 use crate::work::predfile::{head, Offsets};
 
-/// A source as stored in predecessor lists: `u32` in narrow tiers, `u64` in wide ones.
+/// The most positions a tier may have: a wide tier's sources are five bytes ([`U40`]).
+pub const WIDE_LIMIT: u64 = 1 << 40;
+
+/// A source as stored in predecessor lists: `u32` in narrow tiers, [`U40`] in wide ones.
 pub trait Source: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
     /// Truncates: callers pass values their tier's codec guarantees to fit.
     fn from_u64(v: u64) -> Self;
@@ -53,20 +58,33 @@ impl Source for u32 {
     }
 }
 
-impl Source for u64 {
+/// A wide tier's source: an index below [`WIDE_LIMIT`] in five little-endian bytes, with no
+/// alignment, so that lists of them are read straight from a mapped file.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct U40([u8; 5]);
+
+impl Source for U40 {
     #[inline]
     fn from_u64(v: u64) -> Self {
-        v
+        let b = v.to_le_bytes();
+        U40([b[0], b[1], b[2], b[3], b[4]])
     }
     #[inline]
     fn get(self) -> u64 {
-        self
+        let [a, b, c, d, e] = self.0;
+        u64::from_le_bytes([a, b, c, d, e, 0, 0, 0])
     }
     fn bytes(words: &[Self]) -> &[u8] {
-        u64_bytes(words)
+        // SAFETY: `U40` is five bytes with alignment 1 and no padding.
+        unsafe { std::slice::from_raw_parts(words.as_ptr() as *const u8, 5 * words.len()) }
     }
     fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]> {
-        as_u64(path, bytes)
+        if !bytes.len().is_multiple_of(5) {
+            return Err(Error::corrupt(path, "sources not a multiple of 5 bytes"));
+        }
+        // SAFETY: as above; every byte pattern is a valid `U40`, and the length is whole.
+        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const U40, bytes.len() / 5) })
     }
 }
 
@@ -398,8 +416,8 @@ pub fn view_file<'a, S: Source>(
 pub enum Preds {
     /// Sources in 32 bits.
     Narrow(PredRange<u32>),
-    /// Sources in 64 bits.
-    Wide(PredRange<u64>),
+    /// Sources in 40 bits.
+    Wide(PredRange<U40>),
 }
 
 /// A borrowed [`Preds`].
@@ -407,8 +425,8 @@ pub enum Preds {
 pub enum PredsView<'a> {
     /// Sources in 32 bits.
     Narrow(PredView<'a, u32>),
-    /// Sources in 64 bits.
-    Wide(PredView<'a, u64>),
+    /// Sources in 40 bits.
+    Wide(PredView<'a, U40>),
 }
 
 impl Preds {
@@ -486,6 +504,7 @@ pub fn view_preds_file<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bawo_store::bytes::u64_bytes;
 
     /// The narrow codec of ranges of 2^30 positions.
     fn n() -> EdgeCodec {
@@ -591,10 +610,35 @@ mod tests {
     }
 
     #[test]
-    fn wide_ranges_build_and_round_trip_through_padded_files() {
+    fn five_byte_sources_round_trip_every_index_below_2_40() {
+        for v in [
+            0u64,
+            1,
+            255,
+            256,
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 39) + 3,
+            WIDE_LIMIT - 1,
+        ] {
+            assert_eq!(U40::from_u64(v).get(), v);
+        }
+        let words = [U40::from_u64(1 << 33), U40::from_u64(7)];
+        let bytes = U40::bytes(&words);
+        assert_eq!(bytes, &[0, 0, 0, 0, 2, 7, 0, 0, 0, 0]);
+        let p = Path::new("preds-0.bin");
+        assert_eq!(U40::words(p, bytes).unwrap(), &words);
+        // At any alignment (a map's sources follow unpadded offsets).
+        let mut shifted = vec![9u8];
+        shifted.extend_from_slice(bytes);
+        assert_eq!(U40::words(p, &shifted[1..]).unwrap(), &words);
+        assert!(U40::words(p, &bytes[..9]).is_err());
+    }
+
+    #[test]
+    fn wide_ranges_build_and_round_trip_through_files() {
         let c = EdgeCodec::new(true, 24);
         let big = [(1u64 << 40) - 1, 1 << 32, (1 << 32) - 1, 7, (1 << 39) + 3];
-        // An even number of offsets (len + 1 = 4) needs no padding, an odd one (len 4) does.
         for len in [3usize, 4] {
             let edges: Vec<u64> = big
                 .iter()
@@ -605,6 +649,9 @@ mod tests {
             let Preds::Wide(w) = &r else {
                 panic!("a wide codec builds wide lists")
             };
+            let lists = |v: PredView<'_, U40>, t: usize| -> Vec<u64> {
+                v.preds(t).iter().map(|s| s.get()).collect()
+            };
             for t in 0..len {
                 let want: Vec<u64> = big
                     .iter()
@@ -612,21 +659,25 @@ mod tests {
                     .filter(|(i, _)| i % len == t)
                     .map(|(_, &s)| s)
                     .collect();
-                assert_eq!(w.view().preds(t), &want[..], "target {t}");
+                assert_eq!(lists(w.view(), t), want, "target {t}");
             }
             let dir = tempfile::tempdir().unwrap();
             let p = dir.path().join("preds");
             let sum = r.write(&p, true).unwrap();
             let bytes = std::fs::read(&p).unwrap();
-            assert_eq!(
-                bytes.len(),
-                (8 + 2 * 4 + 2 * len).next_multiple_of(8) + 8 * big.len()
-            );
+            // Counted offsets (kind, count, two block offsets, a length a position), then
+            // five bytes a source with no padding.
+            assert_eq!(bytes.len(), 8 + 2 * 4 + len + 5 * big.len());
             assert_eq!(sum, Checksum::of(&bytes));
             let words = aligned(&bytes);
             let all = &u64_bytes(&words)[..bytes.len()];
             match view_preds_file(&p, all, len, c).unwrap() {
-                PredsView::Wide(v) => assert_eq!(v.sources, &w.sources[..]),
+                PredsView::Wide(v) => {
+                    assert_eq!(v.sources, &w.sources[..]);
+                    for t in 0..len {
+                        assert_eq!(lists(v, t), lists(w.view(), t));
+                    }
+                }
                 PredsView::Narrow(_) => panic!("read back narrow"),
             }
             // A narrow reading of a wide file does not pass for a valid one.

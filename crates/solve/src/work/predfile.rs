@@ -15,7 +15,8 @@
 //! counted := blocks + 1 block offsets (u32, the last one the end) · positions list lengths (u8)
 //! ```
 //!
-//! The padding aligns the sources (`u32` or `u64`, see [`crate::work::graph::Source`]).
+//! The padding aligns the sources (`u32`, or five bytes that need no alignment, see
+//! [`crate::work::graph::Source`]).
 
 use std::path::Path;
 
@@ -124,9 +125,20 @@ impl Offsets<'_> {
     }
 }
 
-/// The bytes of a file before its sources (kind, count, offsets, padding to `align`, the
-/// size of a source), from the `len + 1` plain offsets of a range.
-pub fn head(offsets: &[u32], align: usize) -> Vec<u8> {
+/// The alignment the sources of `size` bytes each are padded to: their size where it is a
+/// power of two (`u32`), else none (five-byte sources are read a byte array at a time).
+fn alignment(size: usize) -> usize {
+    if size.is_power_of_two() {
+        size
+    } else {
+        1
+    }
+}
+
+/// The bytes of a file before its sources (kind, count, offsets, padding to the alignment of
+/// a source of `size` bytes), from the `len + 1` plain offsets of a range.
+pub fn head(offsets: &[u32], size: usize) -> Vec<u8> {
+    let align = alignment(size);
     let len = offsets.len() - 1;
     if (0..len).all(|t| offsets[t + 1] - offsets[t] <= u8::MAX as u32) {
         return counted_head(offsets, align);
@@ -169,13 +181,13 @@ fn counted_head(offsets: &[u32], align: usize) -> Vec<u8> {
 }
 
 /// Splits a mapped predecessor file of a range of `len` positions into its offsets and the
-/// bytes of its sources (aligned to `align`, the size of a source; checked against the
-/// offsets).
+/// bytes of its sources (of `size` bytes each, aligned as [`head`] pads them; checked against
+/// the offsets).
 pub fn parse<'a>(
     path: &Path,
     bytes: &'a [u8],
     len: usize,
-    align: usize,
+    size: usize,
 ) -> Result<(Offsets<'a>, &'a [u8])> {
     let short = || Error::corrupt(path, "predecessor file shorter than its offsets");
     let word = |at: usize| -> Result<u32> {
@@ -213,9 +225,9 @@ pub fn parse<'a>(
         }
         _ => return Err(Error::corrupt(path, "unknown predecessor file kind")),
     };
-    let head = used.next_multiple_of(align);
+    let head = used.next_multiple_of(alignment(size));
     let sources = bytes.get(head..).ok_or_else(short)?;
-    if end as usize * align != sources.len() {
+    if end as usize * size != sources.len() {
         return Err(Error::corrupt(
             path,
             "predecessor offsets do not match the lists",
