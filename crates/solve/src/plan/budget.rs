@@ -2,7 +2,7 @@
 //! that fit it, and what the rest of the budget goes to.
 //!
 //! Everything a tier needs per position lives in range-sized windows: working cells (4 bytes),
-//! predecessor offsets (4 bytes) and lists (4 bytes per edge, 8 in a tier of more than 2^32
+//! predecessor offsets (4 bytes) and lists (4 bytes per edge, 5 in a tier of more than 2^32
 //! positions), edges while predecessors are built (8 bytes per edge), and a second copy of the
 //! cells while a checkpointed range is copied before its first change. The planner estimates edges per position from a sample,
 //! sizes the window so the busiest phase fits the budget after the reserve for lower tiers'
@@ -101,7 +101,7 @@ const MIN_ATTRACTOR_BITS: u32 = 20;
 /// needs several ranges takes smaller ones: halved while its cells are not all held and the
 /// window is more than an [`ATTRACTOR_WINDOW_SHARE`]th of `room`.
 fn attractor_bits(t: &TierShape, bits: u32, room: u64) -> u32 {
-    let source = if t.wide { 8.0 } else { 4.0 };
+    let source = crate::work::graph::source_bytes(t.wide) as f64;
     let working = attractor_working(t.edges_per_position, source);
     let cells = 4 * t.states;
     let mut b = bits;
@@ -129,7 +129,7 @@ pub struct TierPlan {
     pub range_bits: u32,
     /// Ranges the tier is split into.
     pub ranges: u64,
-    /// Predecessor sources are 64-bit ([`crate::work::graph::EdgeCodec`]).
+    /// Predecessor sources are 40-bit ([`crate::work::graph::EdgeCodec`]).
     pub wide: bool,
     /// Bytes the tier's successor pass may hold lower tiers in (copies, tables kept in
     /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
@@ -151,6 +151,24 @@ pub struct TierPlan {
     /// lower tiers' share, the level messages, the range being worked on and the worker
     /// compressing the tier below where it may run meanwhile.
     pub attractor_cells: u64,
+    /// Bytes of the budget kept for the lower tiers beside this tier (their anchored bits, and
+    /// their tables where the run keeps them in memory): free in the attractor of a tier that
+    /// has retired them ([`crate::tier::Lower::retire`]), whose held cells take them
+    /// ([`TierPlan::held_cells`]).
+    pub lower_reserve: u64,
+}
+
+impl TierPlan {
+    /// Bytes of cells the attractor holds: [`TierPlan::attractor_cells`], and out of core in a
+    /// tier that has `retired` the lower tiers, their share too (Bawo `n = 4`, 20 seeds,
+    /// `--mem 4G`: 0.5 GB of anchored bits, seven more ranges held of 194).
+    pub fn held_cells(&self, retired: bool) -> u64 {
+        if retired && self.ranges > 1 {
+            self.attractor_cells + self.lower_reserve
+        } else {
+            self.attractor_cells
+        }
+    }
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges
@@ -193,7 +211,7 @@ pub struct TierShape {
     pub states: u64,
     /// Estimated in-tier edges per position.
     pub edges_per_position: f64,
-    /// Indices need more than 32 bits (or a test forces the wide path): 64-bit sources.
+    /// Indices need more than 32 bits (or a test forces the wide path): 40-bit sources.
     pub wide: bool,
 }
 
@@ -220,7 +238,7 @@ impl MemoryPlan {
         for t in tiers {
             let reserve = lower_reserve(budget, lower, all_lower);
             let fixed = FIXED_OVERHEAD + reserve + messages;
-            let source = if t.wide { 8.0 } else { 4.0 };
+            let source = crate::work::graph::source_bytes(t.wide) as f64;
             let per = per_position(t.edges_per_position, source);
             let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
             let max_bits = index_range_bits(t);
@@ -295,6 +313,7 @@ impl MemoryPlan {
                 compress_beside,
                 write_beside,
                 attractor_cells,
+                lower_reserve: reserve,
             });
             lower += 2 * t.states;
         }
@@ -479,6 +498,10 @@ mod tests {
             "{t:?}"
         );
         assert!(t.attractor_cells > 0);
+        // Once the tier has retired its lower tier, the attractor holds their share too.
+        assert_eq!(t.lower_reserve, (256 << 20) + (16 << 20));
+        assert_eq!(t.held_cells(false), t.attractor_cells);
+        assert_eq!(t.held_cells(true), t.attractor_cells + t.lower_reserve);
         // A small tier in a large budget is one range, whose logs stay in memory during the
         // pass beside the lower tiers.
         let p = MemoryPlan::new(1 << 30, None, 2, &[shape(0, 1000)]).unwrap();
@@ -486,6 +509,7 @@ mod tests {
         let window = (per * 1000.0) as u64;
         assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
         assert_eq!(p.tiers[0].attractor_cells, 0);
+        assert_eq!(p.tiers[0].held_cells(true), 0, "one range holds no cells apart");
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
     }
 

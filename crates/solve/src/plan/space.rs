@@ -38,7 +38,7 @@ const DUE_BYTES: f64 = 1.0;
 /// target's offset (measured: 4.5 bytes on Bawo `n = 4`).
 const EDGE_LOG_BYTES: f64 = 4.5;
 /// Predecessor lists: offsets as list lengths in blocks ([`crate::work::predfile`], a byte and
-/// a half per position) and a source per edge (4 bytes, 8 in a tier of more than 2^32
+/// a half per position) and a source per edge (4 bytes, 5 in a tier of more than 2^32
 /// positions).
 const PRED_OFFSET_BYTES: f64 = 1.55;
 
@@ -107,14 +107,15 @@ pub fn tier_peak(d: &TierDisk, lower_tables: u64, lower_bdb: u64, retires: bool)
 /// successor pass ends (packed cells, edge logs, due logs), while predecessor lists are built
 /// (edge logs are deleted by checkpoints, about an eighth of them at a time, as the lists are
 /// built), or early in the attractor (the plain cells of the ranges it does not hold, two
-/// packed slots, predecessor lists, due logs).
-pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
+/// packed slots, predecessor lists, due logs). A tier that `retires` the lower tiers holds
+/// more ranges' cells in memory in its attractor ([`TierPlan::held_cells`]).
+pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool) -> TierDisk {
     let stored = tp.states as f64;
     // The sample's edges per position, without the memory plan's margin: measured peaks
     // came 15% (Kigogo 8) to 16% (Bawo n = 4, 15 seeds) under a model with it, nearly all
     // of it in the predecessor lists.
     let e = shape.edges_per_position / EDGE_MARGIN;
-    let source = if tp.wide { 8.0 } else { 4.0 };
+    let source = crate::work::graph::source_bytes(tp.wide) as f64;
     let per_stored = |cells: f64, packed: f64, edges: f64, preds: f64, due: f64| WorkDisk {
         cells: (cells * stored) as u64,
         packed: (packed * stored) as u64,
@@ -146,7 +147,7 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan) -> TierDisk {
         };
         // Plain cells for the ranges the attractor does not hold, and two packed slots (the
         // successor pass's and a checkpoint's).
-        let held = (tp.attractor_cells as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
+        let held = (tp.held_cells(retires) as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
         let (cells, packed) = ((1.0 - held) * CELL_BYTES, PACKED_PASS_BYTES + PACKED_BYTES);
         let in_attractor = per_stored(cells, packed, 0.0, preds, DUE_BYTES);
         let early = [at_successors, at_predecessors]
@@ -201,8 +202,8 @@ pub fn disk_need(
         if finished(tp.tier) {
             continue;
         }
-        let d = tier_disk(shape, tp);
         let retires = retires_last && i == last && tp.ranges > 1;
+        let d = tier_disk(shape, tp, retires);
         need.out = need.out.max(tier_peak(&d, tables, bdbs, retires).total);
         need.work = need.work.max(d.work);
         tables += d.table;
@@ -331,6 +332,7 @@ mod tests {
             compress_beside: false,
             write_beside: false,
             attractor_cells: 0,
+            lower_reserve: 0,
         };
         (shape, tp)
     }
@@ -338,7 +340,7 @@ mod tests {
     #[test]
     fn a_retiring_tier_peaks_without_the_lower_raw_tables_once_its_pass_is_over() {
         let (shape, tp) = out_of_core(64 << 20, 1.0);
-        let d = tier_disk(&shape, &tp);
+        let d = tier_disk(&shape, &tp, false);
         // The same bytes of work files as the phases' larger one, split by phase.
         assert_eq!(d.work, d.early.total().max(d.late.total() - d.late.table));
         let (tables, bdbs) = (10 * d.late.total(), 1000);
@@ -357,5 +359,18 @@ mod tests {
         assert_eq!(few.total, bdbs + d.bdb + d.late.total());
         assert_eq!((few.work, few.lower_tables), (d.late, 0));
         assert!(few.total < tier_peak(&d, 1, bdbs, false).total);
+    }
+    #[test]
+    fn a_retiring_tier_keeps_fewer_plain_cells_where_its_held_cells_take_the_lower_share() {
+        let (shape, mut tp) = out_of_core(64 << 20, 1.0);
+        tp.attractor_cells = 64 << 20;
+        tp.lower_reserve = 64 << 20;
+        let kept = tier_disk(&shape, &tp, false);
+        let retired = tier_disk(&shape, &tp, true);
+        // A quarter of the cells held, then half: the plain cells of the rest, 4 bytes each.
+        let plain = |held: f64| ((1.0 - held) * CELL_BYTES * (64 << 20) as f64) as u64;
+        assert_eq!(kept.late.cells, plain(0.25));
+        assert_eq!(retired.late.cells, plain(0.5));
+        assert!(retired.work < kept.work);
     }
 }

@@ -120,7 +120,10 @@ fn estimate_from<G: Game>(
     let last = plan.tiers.len().saturating_sub(1);
     for (i, (shape, tp)) in shapes.iter().zip(&plan.tiers).enumerate() {
         let stored = tp.states;
-        let d = tier_disk(shape, tp);
+        // The run's last tier retires the lower raw tables after its pass, unless they are
+        // kept (the single-process solver; a cluster keeps them to the end).
+        let retires = !keep_tables && i == last && tp.ranges > 1;
+        let d = tier_disk(shape, tp, retires);
         let TierDisk {
             work,
             table,
@@ -128,9 +131,6 @@ fn estimate_from<G: Game>(
             written: tier_written,
             ..
         } = d;
-        // The run's last tier retires the lower raw tables after its pass, unless they are
-        // kept (the single-process solver; a cluster keeps them to the end).
-        let retires = !keep_tables && i == last && tp.ranges > 1;
         let at = tier_peak(&d, table_total, bdb_total, retires);
         let during = at.total;
         if during >= peak {

@@ -81,6 +81,12 @@ impl<'a> Lower<'a> {
         Ok(freed)
     }
 
+    /// Whether the tier holds none of the lower tiers' memory any more: its own tables,
+    /// retired or never decoded. (Shared tables stay with the run.)
+    pub fn holds_nothing(&self) -> bool {
+        matches!(&self.tables, LowerTables::Owned(t) if t.is_empty())
+    }
+
     /// The owned tables back (empty once retired); `None` for shared ones.
     pub fn into_tables(self) -> Option<Tables> {
         match self.tables {

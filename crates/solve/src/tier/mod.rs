@@ -155,8 +155,10 @@ pub fn solve_tier<G: Game>(
     }
     bawo_store::heap::trim();
     let t = Stopwatch::start();
+    // A tier that retired the lower tiers holds their share of the budget in cells too.
+    let retired = lower.holds_nothing();
     let held_bytes = bawo_store::fault::held_cells()
-        .unwrap_or_else(|| opts.plan.tier(tier).map_or(0, |t| t.attractor_cells));
+        .unwrap_or_else(|| opts.plan.tier(tier).map_or(0, |t| t.held_cells(retired)));
     job.attract(held_bytes, ckpt, progress)?;
     (job.timings.attractor, job.timings.cpu[2]) = split(t.spent());
     bawo_store::heap::trim();

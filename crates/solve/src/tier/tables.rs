@@ -208,6 +208,11 @@ impl Tables {
         self.set_limit();
     }
 
+    /// Whether no table nor anchored bits are held (none was inserted, or all were cleared).
+    pub fn is_empty(&self) -> bool {
+        self.tiers.iter().all(Option::is_none) && self.anchored.iter().all(Option::is_none)
+    }
+
     /// Drops every table and anchored bits: their copies, maps and open files.
     pub fn clear(&mut self) {
         self.tiers.clear();
