@@ -10,8 +10,11 @@
 //! | 24..27 | tag     | [`OPEN`], [`OPEN_NO_LOSS`], [`KNOWN_WIN`], [`WIN`], [`LOSS`], [`DRAW`] |
 //! | 27..29 | flags   | [`ANCHORED`], [`DONT_CARE`]: set by the successor pass, never changed after |
 //!
-//! The counter is kept exact in every tag (each in-tier edge is decremented once, when its
-//! target is finalized as WIN), so decrementing never borrows into the tag, whatever the tag.
+//! The counter is exact while the cell is [`OPEN`] (each in-tier edge is decremented once,
+//! when its target is finalized as WIN). Once the cell has another tag its counter decides
+//! nothing and is no longer decremented (a decrement racing with the change of tag may still
+//! land); either way an edge decrements at most once, so the counter never borrows into the
+//! tag.
 
 use bawo_games::value::{Entry, Value};
 

@@ -509,7 +509,11 @@ mod tests {
         let window = (per * 1000.0) as u64;
         assert_eq!(p.tiers[0].pass_share, (1 << 30) - FIXED_OVERHEAD - window);
         assert_eq!(p.tiers[0].attractor_cells, 0);
-        assert_eq!(p.tiers[0].held_cells(true), 0, "one range holds no cells apart");
+        assert_eq!(
+            p.tiers[0].held_cells(true),
+            0,
+            "one range holds no cells apart"
+        );
         assert!(MemoryPlan::new(64 << 20, None, 2, &[shape(0, 1 << 30)]).is_err());
     }
 

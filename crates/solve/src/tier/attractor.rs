@@ -248,6 +248,13 @@ pub fn apply_batches(
                         }
                     }
                     _ => {
+                        // Only an open cell's counter decides anything: a decided cell, a
+                        // known win or one that cannot lose is left unwritten, so that its
+                        // page stays clean (out of core, every dirty page of a range's mapped
+                        // cells is written back, at nearly every level).
+                        if cell::tag(c.load(Ordering::Relaxed)) != OPEN {
+                            continue;
+                        }
                         let prev = c.fetch_sub(COUNTER_ONE, Ordering::Relaxed);
                         if cell::tag(prev) == OPEN && cell::counter(prev) == 1 {
                             // Every in-tier option wins for the opponent: this position loses,
@@ -349,5 +356,27 @@ mod tests {
         assert_eq!(out[0], vec![3 | MSG_LOSS]);
         assert_eq!(out[64], vec![MSG_LOSS]);
         assert_eq!(out.iter().map(Vec::len).sum::<usize>(), 4);
+    }
+    #[test]
+    fn a_won_option_is_counted_only_by_an_open_cell() {
+        let cells = [
+            cell::make(OPEN, 2, 3),
+            cell::make(OPEN, 1, 3),
+            cell::make(OPEN_NO_LOSS, 2, 0),
+            cell::make(KNOWN_WIN, 2, 9),
+            cell::make(WIN, 2, 4),
+            cell::make(LOSS, 1, 2),
+        ];
+        let atomics: Vec<AtomicU32> = cells.iter().map(|&c| AtomicU32::new(c)).collect();
+        let msgs: Vec<u32> = (0..cells.len() as u32).map(|p| p | MSG_WIN).collect();
+        let decided = apply(&atomics, &msgs, 5).unwrap();
+        let now: Vec<u32> = atomics.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        // One option fewer for the open cells; the one left without options loses as late as
+        // it can, at the next level.
+        assert_eq!(now[0], cell::make(OPEN, 1, 3));
+        assert_eq!(now[1], cell::make(LOSS, 0, 6));
+        assert_eq!(decided, vec![(6, 1)]);
+        // The others are not written at all: their counters decide nothing.
+        assert_eq!(&now[2..], &cells[2..]);
     }
 }
