@@ -79,8 +79,13 @@ pub fn plan_run<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<
 pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Result<Vec<TierShape>> {
     let mut shapes = Vec::with_capacity(tiers.len());
     let wide_above = bawo_store::fault::wide_above().unwrap_or(cfg.wide_above);
-    for &tier in tiers {
-        let states = game.tier_size(tier)?;
+    // Every tier's size first: one beyond the index type is the clearer error for parameters
+    // that far off.
+    let sizes = tiers
+        .iter()
+        .map(|&t| game.tier_size(t))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    for (&tier, &states) in tiers.iter().zip(&sizes) {
         if states > WIDE_LIMIT {
             return Err(Error::Input(InputError::new(format!(
                 "tier {tier} has {states} positions; bawo solves tiers of at most 2^40 \
