@@ -161,7 +161,7 @@ pub struct TierPlan {
 impl TierPlan {
     /// Bytes of cells the attractor holds: [`TierPlan::attractor_cells`], and out of core in a
     /// tier that has `retired` the lower tiers, their share too (Bawo `n = 4`, 20 seeds,
-    /// `--mem 4G`: 0.5 GB of anchored bits, seven more ranges held of 194).
+    /// `--mem 4G`: 0.5 GB of anchored bits, 50 ranges held of 194 instead of 42).
     pub fn held_cells(&self, retired: bool) -> u64 {
         if retired && self.ranges > 1 {
             self.attractor_cells + self.lower_reserve
