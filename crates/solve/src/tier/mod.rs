@@ -21,8 +21,9 @@
 //! longer names (edge logs of ranges whose predecessor lists are built, due logs of finished
 //! levels, each range's other cell slot, and after the attractor the predecessor files).
 //!
-//! Its modules: `pass` and `pass_tables` (successors), `blocksink`, `attractor` and
-//! `emit_level`, `messages`, `held`, `finish`, `checkpoint`, `slots`, `resume`, `tables`, `lower`.
+//! Its modules: `pass` and `pass_tables` (successors), `blocksink`, `attractor`,
+//! `emit_level` and `levels` (the attractor's loop), `messages`, `held`, `finish`,
+//! `checkpoint`, `slots`, `resume`, `tables`, `lower`.
 
 pub mod attractor;
 pub(crate) mod blocksink;
@@ -30,6 +31,7 @@ pub mod checkpoint;
 pub(crate) mod emit_level;
 pub mod finish;
 pub mod held;
+pub(crate) mod levels;
 pub mod lower;
 pub mod messages;
 pub mod packed;
@@ -46,23 +48,21 @@ use std::time::Duration;
 
 use crate::counts::{TierCounts, TierTimings};
 use crate::plan::budget::{MemoryPlan, TierPlan};
-use crate::tier::attractor::apply_batches;
 use crate::tier::blocksink::{cell_log, BlockSink, Logged};
 use crate::tier::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
-use crate::tier::held::{cells_view, HeldCells};
+use crate::tier::held::HeldCells;
 use crate::tier::pass::pass_block;
 use crate::tier::pass_tables::PassTables;
 use crate::work::edgelog;
 use crate::work::graph::{EdgeCodec, Preds};
 use crate::work::predwrite::PredWriter;
-use crate::work::{remove_file_if_present, LogName, Slot, WorkFile};
+use crate::work::{LogName, Slot, WorkFile};
 use bawo_games::clock::{Spent, Stopwatch};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::{Game, Tier};
 use bawo_store::append::AppendLog;
 use bawo_store::table;
 use bawo_store::Checksum;
-use memmap2::MmapMut;
 
 /// A solved tier: its table is on disk.
 pub struct SolvedTier {
@@ -592,111 +592,5 @@ impl<'g, G: Game> Job<'g, G> {
         if let Some((r, sum)) = done {
             self.st.preds[r] = sum;
         }
-    }
-
-    fn levels_left(&self, from: u32) -> bool {
-        self.due.range((from, 0)..).any(|(_, log)| !log.is_empty())
-    }
-
-    /// The attractor; out of core the cells of as many ranges as `held_bytes` holds stay in
-    /// memory from level to level ([`crate::tier::held`]).
-    fn attract(
-        &mut self,
-        held_bytes: u64,
-        ckpt: &mut Checkpoints<'_>,
-        progress: &dyn TierProgress,
-    ) -> Result<()> {
-        let mut level = self.st.next as u32;
-        progress.phase("attractor", 0, 0);
-        let mut decided: u64 = 0;
-        // A tier of one range keeps its cells mapped from level to level: mapping them again
-        // at every level would fault every page in again. Out of core a range is mapped only
-        // while it is worked on.
-        let mut kept: Option<(PathBuf, MmapMut)> = None;
-        let mut held = if self.resident || !self.levels_left(level) {
-            std::mem::take(&mut self.held)
-        } else {
-            self.open_cells(held_bytes)?
-        };
-        self.timings.held_ranges = held.count() as u64;
-        while self.levels_left(level) {
-            // Step 1: messages from the positions due at this level, range by range.
-            let emitted = self.emit_level(level, &mut held, &mut kept)?;
-            let (mut msgs, direct) = (emitted.msgs, emitted.direct);
-            decided += emitted.decided;
-            if !self.resident {
-                kept = None;
-            }
-            self.note_disk(0);
-            // Step 2: apply them, range by range.
-            for r in 0..self.ranges {
-                let m = msgs.take(r)?;
-                let batches: Vec<&[u32]> = if m.is_empty() {
-                    direct.iter().map(Vec::as_slice).collect()
-                } else {
-                    m.iter().map(Vec::as_slice).collect()
-                };
-                if batches.is_empty() {
-                    continue;
-                }
-                if held.holds(r) {
-                    // Held cells are never the checkpointed slot: no copy before changing.
-                    self.dirty[r] = true;
-                } else {
-                    self.unpin(r)?;
-                }
-                let touched = batches.iter().map(|b| b.len()).sum();
-                let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r), touched)?;
-                let newly = apply_batches(cells, &batches, level)
-                    .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
-                if !self.resident {
-                    kept = None;
-                }
-                self.block_sink().queue_batches(r, &newly)?;
-            }
-            msgs.cleanup();
-            // This level's due logs are read: their files go with the next checkpoint.
-            let done: Vec<(u32, usize)> = self
-                .due
-                .range((level, 0)..=(level, usize::MAX))
-                .map(|(&k, _)| k)
-                .collect();
-            for k in done {
-                if let Some(log) = self.due.remove(&k) {
-                    self.consumed.push(log.path().to_path_buf());
-                }
-            }
-            level += 1;
-            self.st.next = level as u64;
-            progress.level_done(level, decided);
-            let due = if self.resident {
-                ckpt.due()
-            } else {
-                ckpt.attractor_due()
-            };
-            if due {
-                // Out of core the checkpoint names packed cells, made now of the ranges
-                // changed since the last one.
-                self.pack_dirty(&held, !self.resident)?;
-                self.checkpoint(ckpt)?;
-            }
-        }
-        self.timings.levels = level;
-        // Out of core, one more checkpoint that names no predecessor file lets them go before
-        // the table is written beside the cells: it names the held ranges packed (they go
-        // from memory into the table) and the others' plain files, synced, which the table
-        // is written from.
-        if !self.resident && !self.st.preds.is_empty() {
-            self.st.preds.clear();
-            self.pack_dirty(&held, false)?;
-            self.held = held;
-            self.checkpoint(ckpt)?;
-            for r in 0..self.ranges {
-                remove_file_if_present(&self.path(WorkFile::Preds(r)))?;
-            }
-        } else {
-            self.held = held;
-        }
-        Ok(())
     }
 }
