@@ -136,6 +136,7 @@ pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
             "never" => Some(false),
             _ => None,
         },
+        keys: true,
     };
     if a.dry_run {
         let estimate = with_threads(

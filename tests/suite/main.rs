@@ -27,6 +27,7 @@ mod foreign_dirs;
 mod fuzz_corpus;
 mod hardening_io;
 mod hardening_runs;
+mod kept_half;
 mod kigogo_cli;
 mod kigogo_moves_vs_oracle;
 mod kigogo_rules;

@@ -5,6 +5,8 @@
 //! that every tier of a small instance takes the wide path, in one range and in several. The
 //! results must equal the brute-force oracle's, and every table and database file must be
 //! byte-identical to the narrow path's; an interrupted wide run resumes to the same files.
+//! Each is solved with predecessor keys (`SolveConfig::keys`, where the game names sources by
+//! them) and without, and the files are the same.
 
 use crate::common;
 
@@ -21,14 +23,34 @@ use bawo_solve::run::{plan_run, SolveConfig, NARROW_LIMIT};
 use common::compare::{assert_db_matches_oracle, OraclePos};
 use common::{solve_by_rounds, OValue};
 
-/// Solves `game` up to `seeds` in `dir` with ranges of `2^range_bits` and the wide path above
-/// `wide_above` positions, on two threads.
-fn solve_in(game: &impl Game, dir: &Path, seeds: u32, range_bits: Option<u32>, wide_above: u64) {
+/// Solves `game` up to `seeds` in `dir` with ranges of `2^range_bits`, the wide path above
+/// `wide_above` positions and predecessor keys where the game has them and `keys` is set, on
+/// two threads.
+fn solve_in(
+    game: &impl Game,
+    dir: &Path,
+    seeds: u32,
+    range_bits: Option<u32>,
+    wide_above: u64,
+    keys: bool,
+) {
     let mut cfg = SolveConfig::new(seeds, dir);
     cfg.range_bits = range_bits;
     cfg.wide_above = wide_above;
+    cfg.keys = keys;
     // The raw tables are compared too, not only the compressed files.
     cfg.keep_tables = true;
+    // The plan stores keys exactly where asked for and the game names sources by them.
+    let tiers = game.tiers_up_to(seeds).unwrap();
+    let plan = plan_run(game, &tiers, &cfg).unwrap();
+    for &t in &tiers {
+        let want = if keys && game.kept_half(t).is_some() {
+            3
+        } else {
+            0
+        };
+        assert_eq!(plan.tier(t).unwrap().keys, want, "tier {t}");
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(2)
         .build()
@@ -61,17 +83,28 @@ fn check_wide<G: Game>(
     position: impl Fn(&[u32], Side) -> G::Position + Copy,
 ) {
     let narrow = tempfile::tempdir().unwrap();
-    solve_in(game, narrow.path(), seeds, None, NARROW_LIMIT);
+    solve_in(game, narrow.path(), seeds, None, NARROW_LIMIT, false);
     let want = tier_files(narrow.path());
     assert_eq!(
         want.len() as u64,
         2 * game.tiers_up_to(seeds).unwrap().len() as u64
     );
-    for bits in [None, Some(range_bits)] {
+    // Wide with keys (where the game has them) and without, and narrow with keys.
+    let runs = [
+        (None, 0, true),
+        (Some(range_bits), 0, true),
+        (None, 0, false),
+        (Some(range_bits), 0, false),
+        (Some(range_bits), NARROW_LIMIT, true),
+    ];
+    for (bits, wide_above, keys) in runs {
         let wide = tempfile::tempdir().unwrap();
-        solve_in(game, wide.path(), seeds, bits, 0);
+        solve_in(game, wide.path(), seeds, bits, wide_above, keys);
         let db = Database::open(wide.path()).unwrap();
-        let what = format!("{} wide, range bits {bits:?}", game.descriptor());
+        let what = format!(
+            "{} wide above {wide_above}, range bits {bits:?}, keys {keys}",
+            game.descriptor()
+        );
         assert_db_matches_oracle(game, &db, expected, position, &what);
         let got = tier_files(wide.path());
         assert_eq!(
@@ -282,16 +315,25 @@ fn work_files_of_the_previous_format_are_read_in_narrow_tiers_and_redone_in_wide
     let plain = tempfile::tempdir().unwrap();
     common::cli::assert_ok(&common::cli::bawo(&cli_solve(plain.path(), false)), "plain");
     let want = tier_files(plain.path());
-    // Format 3 stored wide sources in 8 bytes; narrow files are the same in format 4.
-    for (wide, redone) in [("0", true), ("1000000000", false)] {
+    // Format 3 stored wide sources in 8 bytes; narrow files are the same in format 4, which
+    // stored sources where format 5 may store keys (a format-4 checkpoint with keys is not
+    // one an earlier version wrote: solved again).
+    let cases = [
+        ("0", "1", 3, true),
+        ("1000000000", "1", 3, false),
+        ("1000000000", "1", 4, false),
+        ("1000000000", "0", 4, true),
+    ];
+    for (wide, no_keys, format, redone) in cases {
         let dir = tempfile::tempdir().unwrap();
         let env = [
             ("BAWO_WIDE_ABOVE", wide.to_string()),
+            ("BAWO_NO_KEYS", no_keys.to_string()),
             ("BAWO_ABORT_AFTER_CHECKPOINTS", "40".to_string()),
         ];
         let out = common::cli::bawo_env(&cli_solve(dir.path(), false), &env);
         assert_eq!(out.status.signal(), Some(6), "wide above {wide}");
-        set_checkpoint_format(dir.path(), 3);
+        set_checkpoint_format(dir.path(), format);
         let env = [("BAWO_WIDE_ABOVE", wide.to_string())];
         let out = common::cli::bawo_env(&cli_solve(dir.path(), true), &env);
         common::cli::assert_ok(&out, &format!("resume, wide above {wide}"));
@@ -299,7 +341,7 @@ fn work_files_of_the_previous_format_are_read_in_narrow_tiers_and_redone_in_wide
         assert_eq!(
             err.contains("written by an earlier version"),
             redone,
-            "wide above {wide}: {err}"
+            "wide above {wide}, no keys {no_keys}, format {format}: {err}"
         );
         assert!(
             tier_files(dir.path()) == want,

@@ -10,8 +10,9 @@
 //! | `BAWO_HELD_CELLS=bytes`          | an out-of-core attractor holds that many bytes of cells in memory, whatever `--mem` allows |
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 40-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
+//! | `BAWO_NO_KEYS=1`                 | predecessor lists store whole indices where the game would name sources by keys |
 //!
-//! The last four reach, in a tier small enough for a test, paths that only large tiers or
+//! The last five reach, in a tier small enough for a test, paths that only large tiers or
 //! full disks take otherwise. They are read once; without them nothing here costs more than a
 //! relaxed atomic load.
 
@@ -60,6 +61,14 @@ pub fn held_cells() -> Option<u64> {
 pub fn wide_above() -> Option<u64> {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     *V.get_or_init(|| env_u64("BAWO_WIDE_ABOVE"))
+}
+
+/// Whether a test asks predecessor lists to store whole indices instead of keys (to compare
+/// the two).
+pub fn no_keys() -> bool {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    V.get_or_init(|| env_u64("BAWO_NO_KEYS"))
+        .is_some_and(|v| v != 0)
 }
 
 /// The free disk a test makes the solver's disk check see, if it sets one.

@@ -450,6 +450,21 @@ impl Game for Bawo {
         tier
     }
 
+    /// Without the kichwa relay a capture sends its seeds to a reserve, off the board, and a
+    /// truncated move discards seeds: a move that stays in its tier only sowed the mover's
+    /// own cycle. (The kichwa relay sows captured seeds on and keeps the total.)
+    fn kept_half(&self, tier: Tier) -> Option<super::kept::KeptHalf> {
+        (self.rules.kichwa == Kichwa::Off)
+            .then(|| self.index.kept_half(tier))
+            .flatten()
+    }
+
+    fn kept_half_shape(&self, tier: Tier) -> Option<super::kept::KeptShape> {
+        (self.rules.kichwa == Kichwa::Off)
+            .then(|| self.index.kept_half_shape(tier))
+            .flatten()
+    }
+
     fn position(&self, tier: Tier, index: u64) -> BawoPosition {
         self.index.position(tier, index)
     }

@@ -361,6 +361,16 @@ impl Game for Kigogo {
         tier
     }
 
+    /// Captured seeds leave the board: a move that stays in its tier only sowed the mover's
+    /// own cycle.
+    fn kept_half(&self, tier: Tier) -> Option<super::kept::KeptHalf> {
+        self.index.kept_half(tier)
+    }
+
+    fn kept_half_shape(&self, tier: Tier) -> Option<super::kept::KeptShape> {
+        self.index.kept_half_shape(tier)
+    }
+
     fn position(&self, tier: Tier, index: u64) -> KigogoPosition {
         self.index.position(tier, index)
     }

@@ -23,6 +23,7 @@ pub mod bao;
 pub mod bawo;
 pub mod cycle;
 pub mod input;
+pub mod kept;
 pub mod kigogo;
 pub mod options;
 pub mod params;
@@ -175,6 +176,20 @@ pub trait Game: Send + Sync + Sized {
         for i in range {
             f(i, &self.position(tier, i));
         }
+    }
+
+    /// Where every move that stays in its tier leaves the opponent's half of the board as it
+    /// was (it captures nothing and sows only the mover's pits), how the solver may name such
+    /// a move's source by the rest of it alone ([`kept::KeptHalf`]); `None` (the default) for
+    /// games whose moves in a tier can change both halves. The solver checks every edge
+    /// against it and fails rather than store one it does not fit.
+    fn kept_half(&self, _tier: Tier) -> Option<kept::KeptHalf> {
+        None
+    }
+
+    /// The key width and memory of [`Game::kept_half`] for `tier`, without building it.
+    fn kept_half_shape(&self, _tier: Tier) -> Option<kept::KeptShape> {
+        None
     }
 
     /// Appends the successors of `pos`, one per legal move (duplicates allowed), to `out`.

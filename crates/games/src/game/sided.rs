@@ -12,6 +12,7 @@
 use std::ops::Range;
 
 use super::input::{parse_counts, PositionSpec};
+use super::kept::{KeptHalf, KeptShape};
 use super::{InputError, Side, Tier};
 use crate::error::Error;
 use crate::rank::{Ranker, TooLarge};
@@ -209,6 +210,54 @@ impl SidedIndex {
         self.whole
             .count(seeds)
             .expect("tier sizes are checked before use")
+    }
+
+    /// How sources of moves that keep the opponent's half are named by keys in tier `seeds`
+    /// ([`KeptHalf`]), or `None` where the two orders a half is read in are not one
+    /// permutation and its inverse (no game here).
+    pub fn kept_half(&self, seeds: Tier) -> Option<KeptHalf> {
+        let perm = self.kept_half_perm()?;
+        let k = seeds as usize;
+        let row = self.offsets[k * OFFSET_ROW..][..k + 2].to_vec();
+        let counts = self.half_counts[..=k].to_vec();
+        let identity = perm.iter().enumerate().all(|(j, &p)| p as usize == j);
+        Some(KeptHalf::new(
+            seeds,
+            row,
+            counts,
+            &self.half,
+            (!identity).then_some(&perm[..]),
+        ))
+    }
+
+    /// What [`SidedIndex::kept_half`] gives for tier `seeds`, without building its table.
+    pub fn kept_half_shape(&self, seeds: Tier) -> Option<KeptShape> {
+        let perm = self.kept_half_perm()?;
+        let differs = perm.iter().enumerate().any(|(j, &q)| q as usize != j);
+        Some(KeptShape {
+            key_limit: self.half_counts[seeds as usize],
+            table_bytes: KeptHalf::table_bytes_for(&self.half_counts, seeds, differs),
+        })
+    }
+
+    /// `perm[j]`: the place in the opponent's ranking order of the pit that the mirror puts
+    /// at place `j` of the mover's, when that map is its own inverse.
+    fn kept_half_perm(&self) -> Option<Vec<u8>> {
+        let h = self.h();
+        let perm: Vec<u8> = (0..h)
+            .map(|j| {
+                let pit = self.mirrored[j];
+                self.order[h..]
+                    .iter()
+                    .position(|&q| q == pit)
+                    .map(|p| p as u8)
+            })
+            .collect::<Option<_>>()?;
+        let involution = perm
+            .iter()
+            .enumerate()
+            .all(|(j, &p)| perm[p as usize] as usize == j);
+        involution.then_some(perm)
     }
 
     /// Tiers `0..=seeds`, for games whose board total never grows.

@@ -58,6 +58,11 @@ pub fn solve_root<G: Game>(
     // Every rank's own budget: the smallest must hold every rank's slice.
     let budget = comm.min_u64(cfg.budget);
     let slices = plan_slices(game, cfg, comm.size, budget)?;
+    // The slices' lists store whole indices: the disk model and plan should say so.
+    let cfg = &SolveConfig {
+        keys: false,
+        ..cfg.clone()
+    };
     let solver = RootSolver {
         comm: RefCell::new(comm),
         shipped: RefCell::new(BTreeSet::new()),

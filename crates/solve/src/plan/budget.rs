@@ -101,7 +101,7 @@ const MIN_ATTRACTOR_BITS: u32 = 20;
 /// needs several ranges takes smaller ones: halved while its cells are not all held and the
 /// window is more than an [`ATTRACTOR_WINDOW_SHARE`]th of `room`.
 fn attractor_bits(t: &TierShape, bits: u32, room: u64) -> u32 {
-    let source = crate::work::graph::source_bytes(t.wide) as f64;
+    let source = crate::work::graph::list_source_bytes(t.wide, t.keys) as f64;
     let working = attractor_working(t.edges_per_position, source);
     let cells = 4 * t.states;
     let mut b = bits;
@@ -131,6 +131,8 @@ pub struct TierPlan {
     pub ranges: u64,
     /// Predecessor sources are 40-bit ([`crate::work::graph::EdgeCodec`]).
     pub wide: bool,
+    /// Bytes of a predecessor key, 0 where lists store sources ([`TierShape::keys`]).
+    pub keys: u8,
     /// Bytes the tier's successor pass may hold lower tiers in (copies, tables kept in
     /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
     /// range less that range's window too, whose logs stay in memory during the pass. The
@@ -213,6 +215,11 @@ pub struct TierShape {
     pub edges_per_position: f64,
     /// Indices need more than 32 bits (or a test forces the wide path): 40-bit sources.
     pub wide: bool,
+    /// Bytes of a predecessor key where lists store keys ([`crate::work::graph::key_bytes`]),
+    /// else 0.
+    pub keys: u8,
+    /// Bytes of memory the keys' table takes beside the tier.
+    pub key_table: u64,
 }
 
 impl MemoryPlan {
@@ -237,8 +244,8 @@ impl MemoryPlan {
         let mut refused = false;
         for t in tiers {
             let reserve = lower_reserve(budget, lower, all_lower);
-            let fixed = FIXED_OVERHEAD + reserve + messages;
-            let source = crate::work::graph::source_bytes(t.wide) as f64;
+            let fixed = FIXED_OVERHEAD + reserve + messages + t.key_table;
+            let source = crate::work::graph::list_source_bytes(t.wide, t.keys) as f64;
             let per = per_position(t.edges_per_position, source);
             let need_bits = t.states.max(1).next_power_of_two().trailing_zeros();
             let max_bits = index_range_bits(t);
@@ -307,6 +314,7 @@ impl MemoryPlan {
                 range_bits: bits,
                 ranges,
                 wide: t.wide,
+                keys: t.keys,
                 pass_share: budget.saturating_sub(
                     FIXED_OVERHEAD + held + if compress_beside { beside } else { 0 },
                 ),
@@ -468,6 +476,8 @@ mod tests {
             states,
             edges_per_position: 1.5,
             wide: states > crate::work::graph::NARROW_LIMIT,
+            keys: 0,
+            key_table: 0,
         }
     }
 

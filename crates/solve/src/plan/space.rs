@@ -115,7 +115,7 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool) -> TierDisk {
     // came 15% (Kigogo 8) to 16% (Bawo n = 4, 15 seeds) under a model with it, nearly all
     // of it in the predecessor lists.
     let e = shape.edges_per_position / EDGE_MARGIN;
-    let source = crate::work::graph::source_bytes(tp.wide) as f64;
+    let source = crate::work::graph::list_source_bytes(tp.wide, tp.keys) as f64;
     let per_stored = |cells: f64, packed: f64, edges: f64, preds: f64, due: f64| WorkDisk {
         cells: (cells * stored) as u64,
         packed: (packed * stored) as u64,
@@ -321,6 +321,8 @@ mod tests {
             states,
             edges_per_position: edges,
             wide: false,
+            keys: 0,
+            key_table: 0,
         };
         let tp = TierPlan {
             tier: 7,
@@ -328,6 +330,7 @@ mod tests {
             range_bits: 20,
             ranges: states >> 20,
             wide: false,
+            keys: 0,
             pass_share: 0,
             compress_beside: false,
             write_beside: false,

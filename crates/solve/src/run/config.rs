@@ -44,6 +44,10 @@ pub struct SolveConfig {
     /// solve (where the memory plan holds both): `None` decides by the cores
     /// ([`crate::run::compress::beside_by_default`]), `Some` always or never (`--compress-beside`).
     pub compress_beside: Option<bool>,
+    /// Predecessor lists store keys where the game names in-tier sources by them
+    /// ([`bawo_games::game::Game::kept_half`]): 3 or 4 bytes an edge instead of 4 or 5, the
+    /// same tables. `false` stores whole indices (the cluster's slices do).
+    pub keys: bool,
 }
 
 impl SolveConfig {
@@ -62,6 +66,7 @@ impl SolveConfig {
             wide_above: NARROW_LIMIT,
             disk_check: true,
             compress_beside: None,
+            keys: true,
         }
     }
 }

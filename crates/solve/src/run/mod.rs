@@ -41,6 +41,7 @@ use crate::tier::checkpoint::{Checkpoints, Manifest};
 use crate::tier::pass::estimate_in_tier_degree;
 use crate::tier::tables::Tables;
 use crate::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
+use crate::work::graph::key_bytes;
 pub use crate::work::graph::{NARROW_LIMIT, WIDE_LIMIT};
 use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
@@ -92,12 +93,18 @@ pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Resu
                  ({WIDE_LIMIT}) positions, whose predecessor lists take 5 bytes an edge"
             ))));
         }
+        let kept = game
+            .kept_half_shape(tier)
+            .filter(|_| cfg.keys && !bawo_store::fault::no_keys());
+        let keys = kept.map_or(0, |k| key_bytes(k.key_limit));
         shapes.push(TierShape {
             tier,
             states,
             // The sample's estimate with a margin: tiers vary within themselves.
             edges_per_position: estimate_in_tier_degree(game, tier, states) * EDGE_MARGIN,
             wide: states > wide_above.min(NARROW_LIMIT),
+            keys,
+            key_table: kept.filter(|_| keys > 0).map_or(0, |k| k.table_bytes),
         });
     }
     Ok(shapes)

@@ -25,6 +25,7 @@ use rayon::prelude::*;
 use crate::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
 use crate::work::graph::{PredView, Source};
 use crate::work::predfile::{blocked_span, counted_span, Offsets};
+use bawo_games::game::kept::KeptHalf;
 use bawo_games::value::MAX_DEPTH;
 
 pub(crate) const LOCAL_MASK: u32 = (1 << 30) - 1;
@@ -58,20 +59,33 @@ const CHUNK: usize = 4096;
 
 /// Step 1 for one range: the messages of its positions due at `level`, as
 /// `(target range, message)` batches per worker. `due` holds range-local indices;
-/// predecessors are tier-wide indices of any width, split into range and offset here.
+/// predecessors are tier-wide indices of any width (or keys that `kept` turns into them),
+/// split into range and offset here.
 pub fn emit<S: Source>(
     cells: &[AtomicU32],
     due: &[u32],
     preds: &PredView<'_, S>,
-    level: u32,
-    range_bits: u32,
-    range_of_self: usize,
-    ranges: usize,
+    at: EmitAt,
+    kept: Option<&KeptHalf>,
 ) -> Vec<Vec<u32>> {
-    emit_batches(cells, due, preds, level, range_bits, range_of_self, ranges)
+    emit_batches(cells, due, preds, at, kept)
         .into_iter()
         .map(concat)
         .collect()
+}
+
+/// Where a range's messages are emitted: the level, how the tier is cut into ranges, and
+/// which range is emitting.
+#[derive(Clone, Copy, Debug)]
+pub struct EmitAt {
+    /// The level whose due positions emit.
+    pub level: u32,
+    /// Positions per range, as a power of two.
+    pub range_bits: u32,
+    /// The range emitting.
+    pub range: usize,
+    /// Ranges of the tier.
+    pub ranges: usize,
 }
 
 /// [`emit`] with each range's messages left in the workers' batches, in order: what
@@ -80,40 +94,47 @@ pub fn emit_batches<S: Source>(
     cells: &[AtomicU32],
     due: &[u32],
     preds: &PredView<'_, S>,
-    level: u32,
-    range_bits: u32,
-    range_of_self: usize,
-    ranges: usize,
+    at: EmitAt,
+    kept: Option<&KeptHalf>,
+) -> Vec<Vec<Vec<u32>>> {
+    // The source's form and the offsets' form are matched here, once, not at every lookup.
+    match kept {
+        None => emit_framed(cells, due, preds, at, |_| (0, 1)),
+        Some(k) => emit_framed(cells, due, preds, at, |t| k.frame(t)),
+    }
+}
+
+/// [`emit_batches`] with the `(base, stride)` that turn a target's stored values into its
+/// sources given by `frame` (of the tier-wide target).
+fn emit_framed<S: Source>(
+    cells: &[AtomicU32],
+    due: &[u32],
+    preds: &PredView<'_, S>,
+    at: EmitAt,
+    frame: impl Fn(u64) -> (u64, u64) + Sync,
 ) -> Vec<Vec<Vec<u32>>> {
     let sources = preds.sources;
-    // The offsets' form is matched here, once, not at every lookup.
     match preds.offsets {
         Offsets::Plain(o) => emit_with(
             cells,
             due,
             |f| &sources[o[f] as usize..o[f + 1] as usize],
-            level,
-            range_bits,
-            range_of_self,
-            ranges,
+            at,
+            frame,
         ),
         Offsets::Blocked { bases, rel } => emit_with(
             cells,
             due,
             |f| &sources[blocked_span(bases, rel, f)],
-            level,
-            range_bits,
-            range_of_self,
-            ranges,
+            at,
+            frame,
         ),
         Offsets::Counted { bases, counts } => emit_with(
             cells,
             due,
             |f| &sources[counted_span(bases, counts, f)],
-            level,
-            range_bits,
-            range_of_self,
-            ranges,
+            at,
+            frame,
         ),
     }
 }
@@ -123,12 +144,17 @@ fn emit_with<'p, S: Source>(
     cells: &[AtomicU32],
     due: &[u32],
     preds_of: impl Fn(usize) -> &'p [S] + Sync,
-    level: u32,
-    range_bits: u32,
-    range_of_self: usize,
-    ranges: usize,
+    at: EmitAt,
+    frame: impl Fn(u64) -> (u64, u64) + Sync,
 ) -> Vec<Vec<Vec<u32>>> {
+    let EmitAt {
+        level,
+        range_bits,
+        range: range_of_self,
+        ranges,
+    } = at;
     let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
+    let first = (range_of_self as u64).checked_shl(range_bits).unwrap_or(0);
     // Each worker's run of chunks fills one batch per target range (`fold`); the batches are
     // joined once, in order.
     let mut batches = due
@@ -149,8 +175,13 @@ fn emit_with<'p, S: Source>(
                         // Decided earlier (a known win beaten in its own tier).
                         _ => continue,
                     };
-                    for &p in preds_of(f as usize) {
-                        let p = p.get();
+                    let list = preds_of(f as usize);
+                    if list.is_empty() {
+                        continue;
+                    }
+                    let (base, stride) = frame(first + f as u64);
+                    for &p in list {
+                        let p = base + p.get() * stride;
                         let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
                         out[r].push((p & local_mask) as u32 | kind);
                     }
@@ -327,7 +358,13 @@ pub fn attract_in_memory(
     let mut level = 0;
     while queue.any_from(level) {
         let due = queue.take(level);
-        let msgs = emit(cells, &due, preds, level, 32, 0, 1);
+        let at = EmitAt {
+            level,
+            range_bits: 32,
+            range: 0,
+            ranges: 1,
+        };
+        let msgs = emit(cells, &due, preds, at, None);
         for (d, p) in apply(cells, &msgs[0], level)? {
             queue.push(d, p);
         }
@@ -350,7 +387,13 @@ mod tests {
         let edges: Vec<u64> = sources.iter().map(|&s| c.pack(0, s)).collect();
         let preds = PredRange::<U40>::build(1, &edges, c).unwrap();
         let cells = [AtomicU32::new(cell::make(LOSS, 0, 2))];
-        let out = emit(&cells, &[0], &preds.view(), 2, bits, 0, 1 << 16);
+        let at = EmitAt {
+            level: 2,
+            range_bits: bits,
+            range: 0,
+            ranges: 1 << 16,
+        };
+        let out = emit(&cells, &[0], &preds.view(), at, None);
         assert_eq!(out[256], vec![5 | MSG_LOSS]);
         assert_eq!(out[(1 << 16) - 1], vec![((1 << 24) - 1) | MSG_LOSS]);
         assert_eq!(out[0], vec![3 | MSG_LOSS]);

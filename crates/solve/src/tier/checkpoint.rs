@@ -62,6 +62,11 @@ pub struct TierState {
     /// versions that knew only 32-bit tiers.
     #[serde(default)]
     pub wide: bool,
+    /// Bytes of a predecessor key where the lists store keys instead of sources
+    /// ([`bawo_games::game::kept::KeptHalf`]); 0 (absent in checkpoints of earlier versions)
+    /// where they store sources.
+    #[serde(default)]
+    pub keys: u8,
     /// The pass the tier is in.
     pub phase: Phase,
     /// Successors: next block; predecessors: next range; attractor: next level.
@@ -86,13 +91,20 @@ pub struct TierState {
 /// The format of the work files a checkpoint names: 1 since edge logs are compact pieces
 /// ([`crate::work::edgelog`]), 2 since due logs are too ([`crate::work::duelog`]), 3 since
 /// out-of-core cells are checkpointed packed ([`crate::tier::packed`]), 4 since a wide tier's
-/// predecessor sources are five bytes ([`crate::work::graph::U40`]).
-pub const WORK_FORMAT: u32 = 4;
+/// predecessor sources are five bytes ([`crate::work::graph::U40`]), 5 since lists may store
+/// keys ([`TierState::keys`], which a version that reads format 4 would take for sources).
+pub const WORK_FORMAT: u32 = 5;
 
-/// Whether this version reads the work files of a checkpoint: those of [`WORK_FORMAT`], and
-/// of format 3 in a narrow tier (only wide tiers' files changed since).
+/// Whether this version reads the work files of a checkpoint: those of [`WORK_FORMAT`], of
+/// format 4 (sources, never keys), and of format 3 in a narrow tier (only wide tiers' files
+/// changed since).
 pub fn readable_format(st: &TierState) -> bool {
-    st.format == WORK_FORMAT || (st.format == 3 && !st.wide)
+    match st.format {
+        WORK_FORMAT => true,
+        4 => st.keys == 0,
+        3 => st.keys == 0 && !st.wide,
+        _ => false,
+    }
 }
 
 impl bawo_store::manifest::Checkpoint for TierState {

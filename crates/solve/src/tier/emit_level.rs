@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use memmap2::MmapMut;
 
-use crate::tier::attractor::emit_batches;
+use crate::tier::attractor::{emit_batches, EmitAt};
 use crate::tier::held::{advise, cells_view, HeldCells};
 use crate::tier::messages::Messages;
 use crate::tier::Job;
@@ -113,10 +113,17 @@ impl<G: Game> Job<'_, G> {
                         view_preds_file(&preds_path, &preds_map, len, self.codec())?
                     }
                 };
-                let ranges = self.ranges;
+                let at = EmitAt {
+                    level,
+                    range_bits: bits,
+                    range: r,
+                    ranges: self.ranges,
+                };
+                let keys = self.keys.as_ref();
                 let emitted = match &preds {
-                    PredsView::Narrow(p) => emit_batches(cells, &due, p, level, bits, r, ranges),
-                    PredsView::Wide(p) => emit_batches(cells, &due, p, level, bits, r, ranges),
+                    PredsView::Short(p) => emit_batches(cells, &due, p, at, keys),
+                    PredsView::Narrow(p) => emit_batches(cells, &due, p, at, keys),
+                    PredsView::Wide(p) => emit_batches(cells, &due, p, at, keys),
                 };
                 drop(due);
                 for (t, batches) in emitted.into_iter().enumerate() {

@@ -51,14 +51,15 @@ use crate::plan::budget::{MemoryPlan, TierPlan};
 use crate::tier::blocksink::{cell_log, BlockSink, Logged};
 use crate::tier::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use crate::tier::held::HeldCells;
-use crate::tier::pass::pass_block;
+use crate::tier::pass::{pass_block, EdgesOut};
 use crate::tier::pass_tables::PassTables;
 use crate::work::edgelog;
-use crate::work::graph::{EdgeCodec, Preds};
+use crate::work::graph::{key_bytes, EdgeCodec, Preds};
 use crate::work::predwrite::PredWriter;
 use crate::work::{LogName, Slot, WorkFile};
 use bawo_games::clock::{Spent, Stopwatch};
 use bawo_games::error::{Error, Result};
+use bawo_games::game::kept::KeptHalf;
 use bawo_games::game::{Game, Tier};
 use bawo_store::append::AppendLog;
 use bawo_store::table;
@@ -182,6 +183,21 @@ fn split(s: Spent) -> (Duration, Duration) {
     (s.wall, s.cpu)
 }
 
+/// What turns the keys of tier `tier`'s lists back into sources, where they store keys of
+/// `keys` bytes: refused where the game offers none of that width (a checkpoint of other
+/// rules).
+pub(super) fn key_frames<G: Game>(game: &G, tier: Tier, keys: u8) -> Result<Option<KeptHalf>> {
+    if keys == 0 {
+        return Ok(None);
+    }
+    match game.kept_half(tier) {
+        Some(k) if key_bytes(k.key_limit()) == keys => Ok(Some(k)),
+        _ => Err(Error::Mismatch(format!(
+            "tier {tier}'s predecessor lists store {keys}-byte keys, which these rules do not name"
+        ))),
+    }
+}
+
 /// A tier being solved: its checkpoint state and open work files. (Resuming one is in
 /// [`crate::tier::resume`].)
 pub(super) struct Job<'g, G: Game> {
@@ -219,6 +235,9 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) consumed: Vec<PathBuf>,
     /// Bytes of the lower tiers' files deleted once the pass was over ([`Lower::retire`]).
     pub(super) lower_freed: u64,
+    /// Where the predecessor lists store keys ([`TierState::keys`]), what turns them back
+    /// into sources.
+    pub(super) keys: Option<KeptHalf>,
 }
 
 impl<'g, G: Game> Job<'g, G> {
@@ -229,7 +248,7 @@ impl<'g, G: Game> Job<'g, G> {
 
     /// How this tier's indices split into ranges and its edges are packed.
     pub(super) fn codec(&self) -> EdgeCodec {
-        EdgeCodec::new(self.st.wide, self.st.range_bits)
+        EdgeCodec::new(self.st.wide, self.st.range_bits).with_keys(self.st.keys)
     }
 
     pub(super) fn path(&self, file: WorkFile) -> PathBuf {
@@ -258,7 +277,10 @@ impl<'g, G: Game> Job<'g, G> {
     fn start(game: &'g G, tier: Tier, opts: &TierOptions) -> Result<Self> {
         let states = game.tier_size(tier)?;
         let &TierPlan {
-            range_bits, wide, ..
+            range_bits,
+            wide,
+            keys,
+            ..
         } = opts
             .plan
             .tier(tier)
@@ -279,6 +301,7 @@ impl<'g, G: Game> Job<'g, G> {
             states,
             range_bits,
             wide,
+            keys,
             phase: Phase::Successors,
             next: 0,
             work,
@@ -289,6 +312,7 @@ impl<'g, G: Game> Job<'g, G> {
             format: crate::tier::checkpoint::WORK_FORMAT,
         };
         let mut job = Job::empty(game, tier, st, ranges, opts.plan.messages);
+        job.keys = key_frames(game, tier, keys)?;
         for r in 0..ranges {
             let p = job.path(WorkFile::Edges(r));
             let log = AppendLog::create(&p)?;
@@ -325,6 +349,7 @@ impl<'g, G: Game> Job<'g, G> {
             timings: TierTimings::default(),
             consumed: Vec::new(),
             lower_freed: 0,
+            keys: None,
         }
     }
 
@@ -414,6 +439,7 @@ impl<'g, G: Game> Job<'g, G> {
             cells.resize((end - start) as usize, 0u32);
             let codec = self.codec();
             let (game, tier, edge_logs) = (self.game, self.tier, &self.edge_logs);
+            let keys = self.keys.as_ref();
             let mut sink = BlockSink {
                 work: &self.st.work,
                 range_bits: self.st.range_bits,
@@ -430,8 +456,11 @@ impl<'g, G: Game> Job<'g, G> {
                         &pass_tables,
                         start,
                         &mut cells,
-                        codec,
-                        edge_logs,
+                        EdgesOut {
+                            codec,
+                            keys,
+                            logs: edge_logs,
+                        },
                     )
                 },
             );

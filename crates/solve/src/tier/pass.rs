@@ -14,6 +14,7 @@ use crate::tier::tables::Lookup;
 use crate::work::duelog::{level_pieces, push_at_level};
 use crate::work::graph::{EdgeCodec, PackedEdge};
 use bawo_games::error::{Error, Result};
+use bawo_games::game::kept::KeptHalf;
 use bawo_games::game::{Game, Successor, Tier};
 use bawo_games::value::MAX_DEPTH;
 use bawo_store::append::AppendLog;
@@ -48,6 +49,18 @@ struct Scratch {
     levels: Vec<Vec<u32>>,
 }
 
+/// Where [`pass_block`] puts the in-tier edges it finds: the logs of their target ranges, in
+/// the tier's codec, sources stored as themselves or as keys.
+#[derive(Clone, Copy)]
+pub struct EdgesOut<'a> {
+    /// How the tier splits indices into ranges and packs an edge.
+    pub codec: EdgeCodec,
+    /// Where lists store keys, what names them ([`crate::tier::checkpoint::TierState::keys`]).
+    pub keys: Option<&'a KeptHalf>,
+    /// One log per range of the tier.
+    pub logs: &'a [AppendLog],
+}
+
 /// Generates successors for positions `start..start + cells.len()` of `tier`, filling their
 /// working cells and appending in-tier edges to `edge_logs` (one per range of the tier's
 /// `codec`, in the pieces of [`crate::work::edgelog`]). Indices are tier-wide `u64` throughout; only offsets inside a
@@ -64,9 +77,13 @@ pub fn pass_block<G: Game, L: Lookup>(
     lower: &L,
     start: u64,
     cells: &mut [u32],
-    codec: EdgeCodec,
-    edge_logs: &[AppendLog],
+    edges_out: EdgesOut<'_>,
 ) -> Result<BlockOutput> {
+    let EdgesOut {
+        codec,
+        keys,
+        logs: edge_logs,
+    } = edges_out;
     let ranges = edge_logs.len();
     let edges = AtomicU64::new(0);
     let dues: Vec<Result<Vec<Vec<u8>>>> = cells
@@ -104,9 +121,9 @@ pub fn pass_block<G: Game, L: Lookup>(
                             let (c, level) = o.initial_cell();
                             let c = c | cell_flags(lower, succ, inside);
                             if !cell::is_final(c) {
-                                for &t in inside.iter() {
-                                    let (r, local) = codec.split(t);
-                                    buckets[r].push(codec.pack(local, i));
+                                if let Err(e) = log_edges(tier, i, inside, codec, keys, buckets) {
+                                    failure = Some(e);
+                                    return;
                                 }
                                 count += inside.len() as u64;
                             }
@@ -173,6 +190,38 @@ pub fn pass_block<G: Game, L: Lookup>(
         .collect();
     out.edges = edges.into_inner();
     Ok(out)
+}
+
+/// Appends the in-tier edges `source -> t` (`t` in `inside`) to the buckets of their targets'
+/// ranges: the source as it is, or, where the lists store keys, its key, after checking that
+/// every target is one the key names (a move the game said keeps the opponent's half).
+fn log_edges(
+    tier: Tier,
+    source: u64,
+    inside: &[u64],
+    codec: EdgeCodec,
+    keys: Option<&KeptHalf>,
+    buckets: &mut [Vec<PackedEdge>],
+) -> Result<()> {
+    let Some(keys) = keys else {
+        for &t in inside {
+            let (r, local) = codec.split(t);
+            buckets[r].push(codec.pack(local, source));
+        }
+        return Ok(());
+    };
+    let sk = keys.source(source);
+    for &t in inside {
+        if !(sk.group..sk.group + sk.group_len).contains(&t) {
+            return Err(Error::Internal(format!(
+                "tier {tier}: the move from {source} to {t} changes the opponent's half, which \
+                 the game's moves inside a tier keep"
+            )));
+        }
+        let (r, local) = codec.split(t);
+        buckets[r].push(codec.pack(local, sk.key));
+    }
+    Ok(())
 }
 
 /// The position's don't-care flags ([`crate::flags`]) from its successors, once [`classify`]

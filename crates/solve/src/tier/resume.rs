@@ -36,6 +36,7 @@ impl<'g, G: Game> Job<'g, G> {
         }
         let ranges = states.div_ceil(1u64 << st.range_bits).max(1) as usize;
         let mut job = Job::empty(game, tier, st, ranges, opts.plan.messages);
+        job.keys = crate::tier::key_frames(game, tier, job.st.keys)?;
         let logs = job.st.logs.clone();
         let mut edges: Vec<Option<AppendLog>> = (0..ranges).map(|_| None).collect();
         for (&name, committed) in &logs {

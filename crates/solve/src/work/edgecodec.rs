@@ -18,6 +18,8 @@ pub type PackedEdge = u64;
 pub struct EdgeCodec {
     shift: u32,
     range_bits: u32,
+    /// Bytes of a key where sources are stored as keys ([`EdgeCodec::with_keys`]), else 0.
+    keys: u8,
 }
 
 /// Bits needed to write every index of a tier of `states` positions.
@@ -40,13 +42,52 @@ pub fn source_bytes(wide: bool) -> u64 {
     }
 }
 
+/// Bytes per source in a tier's predecessor lists: a key's where sources are keys
+/// (`keys > 0`), else an index's ([`source_bytes`]).
+pub fn list_source_bytes(wide: bool, keys: u8) -> u64 {
+    if keys > 0 {
+        keys as u64
+    } else {
+        source_bytes(wide)
+    }
+}
+
+/// Bytes of the keys of a tier whose keys are below `limit`: three where they fit, else
+/// four; 0 (no keys) beyond 2^32.
+pub fn key_bytes(limit: u64) -> u8 {
+    match limit {
+        0..=0x100_0000 => 3,
+        0x100_0001..=0x1_0000_0000 => 4,
+        _ => 0,
+    }
+}
+
 impl EdgeCodec {
     /// The codec of a tier cut into ranges of `2^range_bits` positions (at most 2^32), with
     /// wide (40-bit) sources when `wide`.
     pub fn new(wide: bool, range_bits: u32) -> EdgeCodec {
         let range_bits = range_bits.min(32);
         let shift = if wide { 64 - range_bits.max(1) } else { 32 };
-        EdgeCodec { shift, range_bits }
+        EdgeCodec {
+            shift,
+            range_bits,
+            keys: 0,
+        }
+    }
+
+    /// The codec with sources stored as keys of `bytes` bytes (0: as indices): keys under
+    /// 2^32 that name a source together with its target
+    /// ([`bawo_games::game::kept::KeptHalf`]), in the source's bits of an edge.
+    pub fn with_keys(self, bytes: u8) -> EdgeCodec {
+        EdgeCodec {
+            keys: bytes,
+            ..self
+        }
+    }
+
+    /// Bytes of a key, or 0 where sources are indices.
+    pub fn keys(self) -> u8 {
+        self.keys
     }
 
     /// 32-bit sources: tiers of at most [`NARROW_LIMIT`] positions.
@@ -102,7 +143,7 @@ impl EdgeCodec {
 
     /// Bytes per source in predecessor lists.
     pub fn source_bytes(self) -> u64 {
-        source_bytes(self.is_wide())
+        list_source_bytes(self.is_wide(), self.keys)
     }
 }
 
@@ -113,6 +154,7 @@ mod tests {
     const N: EdgeCodec = EdgeCodec {
         shift: 32,
         range_bits: 30,
+        keys: 0,
     };
 
     #[test]

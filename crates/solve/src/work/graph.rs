@@ -18,75 +18,17 @@ use std::io::Write;
 use std::path::Path;
 
 use bawo_games::error::{Error, Result};
-use bawo_store::bytes::{as_u32, u32_bytes};
 use bawo_store::checksum::{Checksum, Hasher};
 
 pub use crate::work::edgecodec::{
-    index_bits, max_wide_range_bits, source_bytes, EdgeCodec, PackedEdge, NARROW_LIMIT,
+    index_bits, key_bytes, list_source_bytes, max_wide_range_bits, source_bytes, EdgeCodec,
+    PackedEdge, NARROW_LIMIT,
 };
 use crate::work::predfile::{head, Offsets};
+pub use crate::work::sources::{Source, U24, U40};
 
 /// The most positions a tier may have: a wide tier's sources are five bytes ([`U40`]).
 pub const WIDE_LIMIT: u64 = 1 << 40;
-
-/// A source as stored in predecessor lists: `u32` in narrow tiers, [`U40`] in wide ones.
-pub trait Source: Copy + Default + Send + Sync + std::fmt::Debug + 'static {
-    /// Truncates: callers pass values their tier's codec guarantees to fit.
-    fn from_u64(v: u64) -> Self;
-    /// The source as a number.
-    fn get(self) -> u64;
-    /// The sources as bytes, for writing.
-    fn bytes(words: &[Self]) -> &[u8];
-    /// Sources read back from `bytes` (of the file `path`, for errors).
-    fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]>;
-}
-
-impl Source for u32 {
-    #[inline]
-    fn from_u64(v: u64) -> Self {
-        v as u32
-    }
-    #[inline]
-    fn get(self) -> u64 {
-        self as u64
-    }
-    fn bytes(words: &[Self]) -> &[u8] {
-        u32_bytes(words)
-    }
-    fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]> {
-        as_u32(path, bytes)
-    }
-}
-
-/// A wide tier's source: an index below [`WIDE_LIMIT`] in five little-endian bytes, with no
-/// alignment, so that lists of them are read straight from a mapped file.
-#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-#[repr(transparent)]
-pub struct U40([u8; 5]);
-
-impl Source for U40 {
-    #[inline]
-    fn from_u64(v: u64) -> Self {
-        let b = v.to_le_bytes();
-        U40([b[0], b[1], b[2], b[3], b[4]])
-    }
-    #[inline]
-    fn get(self) -> u64 {
-        let [a, b, c, d, e] = self.0;
-        u64::from_le_bytes([a, b, c, d, e, 0, 0, 0])
-    }
-    fn bytes(words: &[Self]) -> &[u8] {
-        // SAFETY: `U40` is five bytes with alignment 1 and no padding.
-        unsafe { std::slice::from_raw_parts(words.as_ptr() as *const u8, 5 * words.len()) }
-    }
-    fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]> {
-        if !bytes.len().is_multiple_of(5) {
-            return Err(Error::corrupt(path, "sources not a multiple of 5 bytes"));
-        }
-        // SAFETY: as above; every byte pattern is a valid `U40`, and the length is whole.
-        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const U40, bytes.len() / 5) })
-    }
-}
 
 /// Predecessor lists of one range, owned.
 #[derive(Default, Debug, Clone, PartialEq, Eq)]
@@ -414,7 +356,9 @@ pub fn view_file<'a, S: Source>(
 /// One range's predecessor lists in the width its tier's [`EdgeCodec`] chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Preds {
-    /// Sources in 32 bits.
+    /// Keys in 24 bits.
+    Short(PredRange<U24>),
+    /// Sources (or keys) in 32 bits.
     Narrow(PredRange<u32>),
     /// Sources in 40 bits.
     Wide(PredRange<U40>),
@@ -423,29 +367,43 @@ pub enum Preds {
 /// A borrowed [`Preds`].
 #[derive(Clone, Copy, Debug)]
 pub enum PredsView<'a> {
-    /// Sources in 32 bits.
+    /// Keys in 24 bits.
+    Short(PredView<'a, U24>),
+    /// Sources (or keys) in 32 bits.
     Narrow(PredView<'a, u32>),
     /// Sources in 40 bits.
     Wide(PredView<'a, U40>),
 }
 
+/// `$make` with `$s` the codec's source type, wrapped in the [`Preds`] variant of that width.
+macro_rules! in_width {
+    ($codec:expr, $s:ident => $make:expr) => {
+        match $codec.source_bytes() {
+            3 => {
+                type $s = U24;
+                Preds::Short($make)
+            }
+            4 => {
+                type $s = u32;
+                Preds::Narrow($make)
+            }
+            _ => {
+                type $s = U40;
+                Preds::Wide($make)
+            }
+        }
+    };
+}
+
 impl Preds {
     /// [`PredRange::build`] in the codec's width.
     pub fn build(len: usize, edges: &[PackedEdge], codec: EdgeCodec) -> Result<Preds> {
-        Ok(if codec.is_wide() {
-            Preds::Wide(PredRange::build(len, edges, codec)?)
-        } else {
-            Preds::Narrow(PredRange::build(len, edges, codec)?)
-        })
+        Ok(in_width!(codec, S => PredRange::<S>::build(len, edges, codec)?))
     }
 
     /// [`PredRange::build_streamed`] in the codec's width.
     pub fn build_streamed(len: usize, codec: EdgeCodec, edges: EdgeSource<'_>) -> Result<Preds> {
-        Ok(if codec.is_wide() {
-            Preds::Wide(PredRange::build_streamed(len, codec, edges)?)
-        } else {
-            Preds::Narrow(PredRange::build_streamed(len, codec, edges)?)
-        })
+        Ok(in_width!(codec, S => PredRange::<S>::build_streamed(len, codec, edges)?))
     }
 
     /// [`PredRange::build_parts`] in the codec's width.
@@ -455,16 +413,13 @@ impl Preds {
         parts: usize,
         read: PartSource<'_>,
     ) -> Result<Preds> {
-        Ok(if codec.is_wide() {
-            Preds::Wide(PredRange::build_parts(len, codec, parts, read)?)
-        } else {
-            Preds::Narrow(PredRange::build_parts(len, codec, parts, read)?)
-        })
+        Ok(in_width!(codec, S => PredRange::<S>::build_parts(len, codec, parts, read)?))
     }
 
     /// A borrowed view of the lists.
     pub fn view(&self) -> PredsView<'_> {
         match self {
+            Preds::Short(p) => PredsView::Short(p.view()),
             Preds::Narrow(p) => PredsView::Narrow(p.view()),
             Preds::Wide(p) => PredsView::Wide(p.view()),
         }
@@ -473,6 +428,7 @@ impl Preds {
     /// Checksum of the lists as written.
     pub fn checksum(&self) -> Checksum {
         match self {
+            Preds::Short(p) => p.checksum(),
             Preds::Narrow(p) => p.checksum(),
             Preds::Wide(p) => p.checksum(),
         }
@@ -481,6 +437,7 @@ impl Preds {
     /// Writes the lists to `path` (synced if `sync`), returning their checksum.
     pub fn write(&self, path: &Path, sync: bool) -> Result<Checksum> {
         match self {
+            Preds::Short(p) => p.write(path, sync),
             Preds::Narrow(p) => p.write(path, sync),
             Preds::Wide(p) => p.write(path, sync),
         }
@@ -494,10 +451,10 @@ pub fn view_preds_file<'a>(
     len: usize,
     codec: EdgeCodec,
 ) -> Result<PredsView<'a>> {
-    Ok(if codec.is_wide() {
-        PredsView::Wide(view_file(path, bytes, len)?)
-    } else {
-        PredsView::Narrow(view_file(path, bytes, len)?)
+    Ok(match codec.source_bytes() {
+        3 => PredsView::Short(view_file(path, bytes, len)?),
+        4 => PredsView::Narrow(view_file(path, bytes, len)?),
+        _ => PredsView::Wide(view_file(path, bytes, len)?),
     })
 }
 
@@ -678,10 +635,51 @@ mod tests {
                         assert_eq!(lists(v, t), lists(w.view(), t));
                     }
                 }
-                PredsView::Narrow(_) => panic!("read back narrow"),
+                _ => panic!("read back in another width"),
             }
             // A narrow reading of a wide file does not pass for a valid one.
             assert!(view_preds_file(&p, all, len, EdgeCodec::narrow(24)).is_err());
+        }
+    }
+
+    #[test]
+    fn three_byte_keys_go_through_files_at_their_width() {
+        // Keys at the edges of 24 bits, in a narrow and a wide tier's codec.
+        for c in [EdgeCodec::narrow(20), EdgeCodec::new(true, 20)] {
+            let c = c.with_keys(3);
+            assert_eq!(c.source_bytes(), 3);
+            let keys = [0u64, 1, (1 << 24) - 1, 1 << 23, 77];
+            let edges: Vec<u64> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| c.pack(i as u64 % 3, k))
+                .collect();
+            let p = Preds::build(3, &edges, c).unwrap();
+            let Preds::Short(r) = &p else {
+                panic!("keys of 3 bytes are stored in 3")
+            };
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("preds");
+            let sum = p.write(&path, true).unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            assert_eq!(bytes.len(), 8 + 2 * 4 + 3 + 3 * keys.len());
+            assert_eq!(sum, Checksum::of(&bytes));
+            let PredsView::Short(v) = view_preds_file(&path, &bytes, 3, c).unwrap() else {
+                panic!("read back in another width")
+            };
+            for t in 0..3 {
+                let got: Vec<u64> = v.preds(t).iter().map(|k| k.get()).collect();
+                let want: Vec<u64> = r.view().preds(t).iter().map(|k| k.get()).collect();
+                let orig: Vec<u64> = keys
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| i % 3 == t)
+                    .map(|(_, &k)| k)
+                    .collect();
+                assert_eq!((&got, &want), (&orig, &orig), "target {t}");
+            }
+            // Read as four-byte sources, the file is refused.
+            assert!(view_preds_file(&path, &bytes, 3, c.with_keys(0).with_keys(4)).is_err());
         }
     }
 }

@@ -24,6 +24,7 @@ pub mod graph;
 pub mod huge;
 pub mod predfile;
 pub mod predwrite;
+pub mod sources;
 
 use std::fmt;
 use std::path::Path;

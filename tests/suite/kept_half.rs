@@ -1,0 +1,161 @@
+//! Keys for in-tier sources (`Game::kept_half`): every in-tier move of Bawo (without the
+//! kichwa relay) and Kigogo keeps its source's opponent half, so a source is named by its
+//! target and the rank of its mover half. Checked on whole small tiers and on random
+//! positions of large ones, against the successors the games generate; and the games whose
+//! moves in a tier change both halves offer no keys.
+
+use bawo_games::game::bao::{Bao, BaoRules};
+use bawo_games::game::bawo::{Bawo, BawoRules};
+use bawo_games::game::kept::KeptHalf;
+use bawo_games::game::kigogo::{Kigogo, KigogoRules};
+use bawo_games::game::{Game, Successor, Tier};
+use proptest::prelude::*;
+
+/// Checks every in-tier successor of the source at `index`: it lies in the group the key
+/// names, and its frame gives the source back. Returns the number of edges checked.
+fn check_source<G: Game>(game: &G, kept: &KeptHalf, tier: Tier, index: u64) -> u64 {
+    let pos = game.position(tier, index);
+    let mut succ = Vec::new();
+    game.successors(&pos, &mut succ);
+    let sk = kept.source(index);
+    assert!(sk.key < kept.key_limit(), "key {} of {index}", sk.key);
+    let mut edges = 0;
+    for s in succ {
+        if let Successor::Position {
+            tier: t,
+            index: target,
+        } = s
+        {
+            if t != tier {
+                continue;
+            }
+            assert!(
+                (sk.group..sk.group + sk.group_len).contains(&target),
+                "tier {tier}: target {target} of source {index} outside its group {sk:?}"
+            );
+            let (base, stride) = kept.frame(target);
+            assert_eq!(
+                base + sk.key * stride,
+                index,
+                "tier {tier}: {index} -> {target}"
+            );
+            edges += 1;
+        }
+    }
+    edges
+}
+
+/// Every source of every tier up to `seeds`.
+fn check_tiers<G: Game>(game: &G, seeds: u32) -> u64 {
+    let mut edges = 0;
+    for tier in game.tiers_up_to(seeds).unwrap() {
+        let kept = game.kept_half(tier).expect("the game offers keys");
+        for i in 0..game.tier_size(tier).unwrap() {
+            edges += check_source(game, &kept, tier, i);
+        }
+    }
+    edges
+}
+
+#[test]
+fn bawo_sources_are_named_by_their_targets_and_keys_in_whole_tiers() {
+    for (n, seeds) in [(1, 8), (2, 7), (3, 5)] {
+        let g = Bawo::new(n, 64, BawoRules::default()).unwrap();
+        assert!(
+            check_tiers(&g, seeds) > 0,
+            "n = {n}: no in-tier edge checked"
+        );
+    }
+    // A short lap cap truncates moves (seeds discarded), which leaves the tier.
+    let g = Bawo::new(2, 3, BawoRules::default()).unwrap();
+    assert!(check_tiers(&g, 6) > 0);
+}
+
+#[test]
+fn kigogo_sources_are_named_by_their_targets_and_keys_in_whole_tiers() {
+    let g = Kigogo::new(KigogoRules::default());
+    assert!(check_tiers(&g, 3) > 0);
+    let loss = Kigogo::new(KigogoRules::parse("never-ending=loss").unwrap());
+    assert!(check_tiers(&loss, 3) > 0);
+}
+
+#[test]
+fn frames_invert_keys_over_every_index_of_a_tier() {
+    // Independently of the moves: for every source and every target of its group, the
+    // target's frame and the source's key give the source back (Kigogo's halves are read in
+    // opposite orders, Bawo's in the same).
+    let bawo = Bawo::new(2, 64, BawoRules::default()).unwrap();
+    let kigogo = Kigogo::new(KigogoRules::default());
+    for (kept, size) in [
+        (bawo.kept_half(6).unwrap(), bawo.tier_size(6).unwrap()),
+        (kigogo.kept_half(3).unwrap(), kigogo.tier_size(3).unwrap()),
+    ] {
+        let mut named = vec![0u32; size as usize];
+        for s in 0..size {
+            let sk = kept.source(s);
+            assert!(sk.group + sk.group_len <= size);
+            for t in sk.group..sk.group + sk.group_len {
+                let (base, stride) = kept.frame(t);
+                assert_eq!(base + sk.key * stride, s);
+                named[t as usize] += 1;
+            }
+        }
+        // Every target is some source's, as many times as its frame has keys below the limit.
+        assert!(named
+            .iter()
+            .all(|&c| c > 0 && (c as u64) <= kept.key_limit()));
+    }
+}
+
+#[test]
+fn games_whose_moves_change_both_halves_in_a_tier_offer_no_keys() {
+    let relay = Bawo::new(3, 64, BawoRules::parse("kichwa=relay").unwrap()).unwrap();
+    assert!(relay.kept_half(4).is_none());
+    assert!(relay.kept_half_shape(4).is_none());
+    let bao = Bao::new(BaoRules::parse("").unwrap());
+    assert!(bao
+        .kept_half(bao.tiers_up_to(bao.default_seeds()).unwrap()[0])
+        .is_none());
+    // Kigogo's table is one `u32` per composition of a half up to the tier's seeds; Bawo's
+    // halves agree and need none.
+    let k = Kigogo::new(KigogoRules::default());
+    let (shape, built) = (k.kept_half_shape(3).unwrap(), k.kept_half(3).unwrap());
+    assert_eq!(shape.table_bytes, built.table_bytes());
+    assert_eq!(shape.key_limit, built.key_limit());
+    assert!(shape.table_bytes > 0);
+    let b = Bawo::new(4, 64, BawoRules::default()).unwrap();
+    assert_eq!(b.kept_half_shape(10).unwrap().table_bytes, 0);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn random_bawo_sources_of_large_tiers_are_named_by_keys(
+        n in 2u32..=5, seeds in 4u32..=20, frac in 0.0f64..1.0
+    ) {
+        let g = Bawo::new(n, 64, BawoRules::default()).unwrap();
+        let size = g.tier_size(seeds).unwrap();
+        let i = ((size as f64 * frac) as u64).min(size - 1);
+        check_source(&g, &g.kept_half(seeds).unwrap(), seeds, i);
+    }
+}
+
+#[test]
+fn random_kigogo_sources_of_large_tiers_are_named_by_keys() {
+    // One table per tier (the 9-seed one has 38.6 million ranks), many sources each.
+    let g = Kigogo::new(KigogoRules::default());
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for seeds in 4u32..=9 {
+        let kept = g.kept_half(seeds).unwrap();
+        let size = g.tier_size(seeds).unwrap();
+        let mut edges = 0;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            edges += check_source(&g, &kept, seeds, x % size);
+        }
+        assert!(edges > 0, "tier {seeds}");
+    }
+}
