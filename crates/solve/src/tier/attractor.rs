@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use crate::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
 use crate::work::graph::{PredView, Source};
-use crate::work::predfile::{blocked_span, counted_span, Offsets};
+use crate::work::predfile::{blocked_span, counted_span, nibbled_span, Offsets};
 use bawo_games::game::kept::KeptHalf;
 use bawo_games::value::MAX_DEPTH;
 
@@ -133,6 +133,13 @@ fn emit_framed<S: Source>(
             cells,
             due,
             |f| &sources[counted_span(bases, counts, f)],
+            at,
+            frame,
+        ),
+        Offsets::Nibbled { bases, nibbles } => emit_with(
+            cells,
+            due,
+            |f| &sources[nibbled_span(bases, nibbles, f)],
             at,
             frame,
         ),

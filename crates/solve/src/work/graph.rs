@@ -3,16 +3,17 @@
 //! The successor pass appends each in-tier edge `source -> target` to the log of the target's
 //! range, sequentially, packed by the tier's [`EdgeCodec`]. Each range's predecessor lists are
 //! then built on their own by a counting sort whose counters cover only that range
-//! ([`PredRange::build`]), and stored as one file ([`crate::work::predfile`]): offsets inside the
-//! range (a byte and a half per position) followed by `sources`. Nothing ever scatters randomly across
-//! the whole tier.
+//! ([`PredRange::build`]), and stored as one file ([`crate::work::predfile`]): offsets inside
+//! the range (under a byte per position) followed by `sources`. Nothing ever scatters
+//! randomly across the whole tier.
 //!
-//! Sources are tier-wide indices. A tier of at most [`NARROW_LIMIT`] positions stores them as
-//! `u32` (4 bytes per edge); a larger ("wide") tier, of at most [`WIDE_LIMIT`], in five bytes
-//! ([`U40`]). The choice is made per tier, so the common small tier writes no more than
-//! before. (Wide sources took 8 bytes, a `u64`: Kigogo's 9-seed tier, 7.6 billion stored
-//! positions and two in-tier edges each, planned 136 GB of predecessor lists, 89 GB in five
-//! bytes.)
+//! Sources are tier-wide indices, or keys that name a source together with its target where
+//! the game's moves inside a tier keep the opponent's half ([`EdgeCodec::with_keys`]: 3 or 4
+//! bytes). A tier of at most [`NARROW_LIMIT`] positions stores indices as `u32` (4 bytes per
+//! edge); a larger ("wide") tier, of at most [`WIDE_LIMIT`], in five bytes ([`U40`]). The
+//! choice is made per tier. (Wide sources took 8 bytes, a `u64`: Kigogo's 9-seed tier, 7.6
+//! billion stored positions and two in-tier edges each, planned 136 GB of predecessor lists,
+//! 89 GB in five bytes, 74 GB as four-byte keys.)
 
 use std::io::Write;
 use std::path::Path;
@@ -555,9 +556,9 @@ mod tests {
         let r = PredRange::<u32>::build(3, &[n().pack(1, 7), n().pack(1, 8)], n()).unwrap();
         r.write(&p, false).unwrap();
         let bytes = std::fs::read(&p).unwrap();
-        // The narrow layout: kind and count, one block (two block offsets, three list
-        // lengths, padded to 4 bytes), then the sources.
-        assert_eq!(bytes.len(), 8 + 2 * 4 + 4 + 4 * 2);
+        // The narrow layout: kind and count, one block (two block offsets, one word of list
+        // lengths in 4 bits), then the sources.
+        assert_eq!(bytes.len(), 8 + 2 * 4 + 8 + 4 * 2);
         assert_eq!(r.checksum(), Checksum::of(&bytes));
         let words = aligned(&bytes);
         let all = &u64_bytes(&words)[..bytes.len()];
@@ -622,9 +623,9 @@ mod tests {
             let p = dir.path().join("preds");
             let sum = r.write(&p, true).unwrap();
             let bytes = std::fs::read(&p).unwrap();
-            // Counted offsets (kind, count, two block offsets, a length a position), then
+            // Nibbled offsets (kind, count, two block offsets, a word of 4-bit lengths), then
             // five bytes a source with no padding.
-            assert_eq!(bytes.len(), 8 + 2 * 4 + len + 5 * big.len());
+            assert_eq!(bytes.len(), 8 + 2 * 4 + 8 + 5 * big.len());
             assert_eq!(sum, Checksum::of(&bytes));
             let words = aligned(&bytes);
             let all = &u64_bytes(&words)[..bytes.len()];
@@ -662,7 +663,7 @@ mod tests {
             let path = dir.path().join("preds");
             let sum = p.write(&path, true).unwrap();
             let bytes = std::fs::read(&path).unwrap();
-            assert_eq!(bytes.len(), 8 + 2 * 4 + 3 + 3 * keys.len());
+            assert_eq!(bytes.len(), 8 + 2 * 4 + 8 + 3 * keys.len());
             assert_eq!(sum, Checksum::of(&bytes));
             let PredsView::Short(v) = view_preds_file(&path, &bytes, 3, c).unwrap() else {
                 panic!("read back in another width")

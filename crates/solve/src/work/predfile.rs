@@ -3,16 +3,19 @@
 //! Offsets take a byte and a half per position instead of 4: the range is cut into blocks of
 //! [`COUNT_BLOCK`] positions, each with its first offset (`u32`), and every position stores
 //! the length of its list (`u8`); a lookup adds up the lengths before it in its block.
+//! Where no list is longer than 15 (most ranges of Bawo and Kigogo), a length takes half a
+//! byte and a block 16 positions: three quarters of a byte per position ([`NIB_BLOCK`]).
 //! A range with a list longer than 255 falls back to blocks of [`BLOCK`] positions with each
 //! position's offset from its block's first (`u16`), and one with a block whose lists exceed
 //! `u16` (never seen: 64 positions with 65,536 predecessors) to plain `u32` offsets. Lookups
 //! stay random-access, so the attractor reads only the pages of the positions due.
 //!
 //! ```text
-//! file    := kind (u32 LE: 0 plain, 1 blocked, 2 counted) · positions (u32 LE) · offsets · padding · sources
+//! file    := kind (u32 LE: 0 plain, 1 blocked, 2 counted, 3 nibbled) · positions (u32 LE) · offsets · padding · sources
 //! plain   := positions + 1 offsets (u32)
 //! blocked := blocks + 1 block offsets (u32, the last one the end) · positions offsets in their block (u16)
 //! counted := blocks + 1 block offsets (u32, the last one the end) · positions list lengths (u8)
+//! nibbled := blocks + 1 block offsets (u32, the last one the end) · blocks words of 16 lengths (4 bits each, the first lowest; the last word padded with 0)
 //! ```
 //!
 //! The padding aligns the sources (`u32`, or five bytes that need no alignment, see
@@ -34,9 +37,16 @@ pub const COUNT_BITS: u32 = 3;
 /// Positions per block of counted offsets.
 pub const COUNT_BLOCK: usize = 1 << COUNT_BITS;
 
+/// Positions per block of nibbled offsets, as a power of two: a block's lengths are one
+/// 8-byte word of sixteen 4-bit lengths.
+pub const NIB_BITS: u32 = 4;
+/// Positions per block of nibbled offsets.
+pub const NIB_BLOCK: usize = 1 << NIB_BITS;
+
 const PLAIN: u32 = 0;
 const BLOCKED: u32 = 1;
 const COUNTED: u32 = 2;
+const NIBBLED: u32 = 3;
 
 /// Where each target's list starts among a range's sources: plain (`len + 1` offsets, in
 /// memory), or in blocks as a file stores them.
@@ -58,6 +68,13 @@ pub enum Offsets<'a> {
         bases: &'a [u32],
         /// Each position's list length.
         counts: &'a [u8],
+    },
+    /// Each block's first offset (and the end), and each position's list length in 4 bits.
+    Nibbled {
+        /// Each block's first offset (and the end).
+        bases: &'a [u32],
+        /// Each block's sixteen lengths, one 8-byte word a block.
+        nibbles: &'a [u8],
     },
 }
 
@@ -87,6 +104,22 @@ pub fn counted_span(bases: &[u32], counts: &[u8], t: usize) -> std::ops::Range<u
     };
     let start = bases[t >> COUNT_BITS] as usize + before;
     start..start + counts[t] as usize
+}
+
+/// The list of target `t` among a range's sources, from nibbled offsets: the lengths before
+/// it in its block's word masked off and added up in one step.
+#[inline]
+pub fn nibbled_span(bases: &[u32], nibbles: &[u8], t: usize) -> std::ops::Range<usize> {
+    let (block, j) = (t >> NIB_BITS, 4 * (t & (NIB_BLOCK - 1)));
+    let w = u64::from_le_bytes(nibbles[8 * block..8 * block + 8].try_into().expect("8"));
+    const LOW: u64 = 0x0F0F_0F0F_0F0F_0F0F;
+    let below = w & ((1u64 << j) - 1);
+    // Pairs of nibbles into bytes (at most 30 each), then the bytes into the top one (at most
+    // 240 in all).
+    let pairs = (below & LOW) + ((below >> 4) & LOW);
+    let before = (pairs.wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
+    let start = bases[block] as usize + before;
+    start..start + ((w >> j) & 0xF) as usize
 }
 
 /// The sum of fewer than eight bytes, in one step (every attractor lookup adds up the lengths
@@ -121,6 +154,13 @@ impl Offsets<'_> {
                 Some(_) => counted_span(bases, counts, t).start,
                 None => bases[bases.len() - 1] as usize,
             },
+            Offsets::Nibbled { bases, nibbles } => {
+                if t >> NIB_BITS < bases.len() - 1 && 8 * (t >> NIB_BITS) < nibbles.len() {
+                    nibbled_span(bases, nibbles, t).start
+                } else {
+                    bases[bases.len() - 1] as usize
+                }
+            }
         }
     }
 }
@@ -140,7 +180,11 @@ fn alignment(size: usize) -> usize {
 pub fn head(offsets: &[u32], size: usize) -> Vec<u8> {
     let align = alignment(size);
     let len = offsets.len() - 1;
-    if (0..len).all(|t| offsets[t + 1] - offsets[t] <= u8::MAX as u32) {
+    let longest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    if longest <= 0xF {
+        return nibbled_head(offsets, align);
+    }
+    if longest <= u8::MAX as u32 {
         return counted_head(offsets, align);
     }
     let mut out = Vec::with_capacity(8 + 2 * len + 4 * (len / BLOCK + 2) + 8);
@@ -176,6 +220,28 @@ fn counted_head(offsets: &[u32], align: usize) -> Vec<u8> {
     out.extend_from_slice(&(len as u32).to_le_bytes());
     out.extend_from_slice(u32_bytes(&bases));
     out.extend(offsets.windows(2).map(|w| (w[1] - w[0]) as u8));
+    out.resize(out.len().next_multiple_of(align), 0);
+    out
+}
+
+/// [`head`] with nibbled offsets: every list is at most 15 long.
+fn nibbled_head(offsets: &[u32], align: usize) -> Vec<u8> {
+    let len = offsets.len() - 1;
+    let blocks = len.div_ceil(NIB_BLOCK);
+    let mut out = Vec::with_capacity(8 + 4 * (blocks + 1) + 8 * blocks + 8);
+    out.extend_from_slice(&NIBBLED.to_le_bytes());
+    out.extend_from_slice(&(len as u32).to_le_bytes());
+    for b in 0..blocks {
+        out.extend_from_slice(&offsets[b * NIB_BLOCK].to_le_bytes());
+    }
+    out.extend_from_slice(&offsets[len].to_le_bytes());
+    for b in 0..blocks {
+        let mut w = 0u64;
+        for (j, t) in (b * NIB_BLOCK..((b + 1) * NIB_BLOCK).min(len)).enumerate() {
+            w |= ((offsets[t + 1] - offsets[t]) as u64) << (4 * j);
+        }
+        out.extend_from_slice(&w.to_le_bytes());
+    }
     out.resize(out.len().next_multiple_of(align), 0);
     out
 }
@@ -223,6 +289,14 @@ pub fn parse<'a>(
             let counts = bytes.get(at..used).ok_or_else(short)?;
             (Offsets::Counted { bases, counts }, bases[blocks - 1], used)
         }
+        NIBBLED => {
+            let blocks = len.div_ceil(NIB_BLOCK) + 1;
+            let at = 8 + 4 * blocks;
+            let used = at + 8 * (blocks - 1);
+            let bases = as_u32(path, bytes.get(8..at).ok_or_else(short)?)?;
+            let nibbles = bytes.get(at..used).ok_or_else(short)?;
+            (Offsets::Nibbled { bases, nibbles }, bases[blocks - 1], used)
+        }
         _ => return Err(Error::corrupt(path, "unknown predecessor file kind")),
     };
     let head = used.next_multiple_of(alignment(size));
@@ -264,6 +338,7 @@ mod tests {
         Plain,
         Blocked,
         Counted,
+        Nibbled,
     }
 
     fn check(offsets: &[u32], kind: Kind) {
@@ -278,6 +353,7 @@ mod tests {
             Offsets::Plain(_) => Kind::Plain,
             Offsets::Blocked { .. } => Kind::Blocked,
             Offsets::Counted { .. } => Kind::Counted,
+            Offsets::Nibbled { .. } => Kind::Nibbled,
         };
         assert_eq!(got, kind);
         assert_eq!(src.len(), 4 * sources.len());
@@ -292,6 +368,9 @@ mod tests {
                 }
                 Offsets::Counted { bases, counts } => {
                     assert_eq!(counted_span(bases, counts, t), want, "span of {t}")
+                }
+                Offsets::Nibbled { bases, nibbles } => {
+                    assert_eq!(nibbled_span(bases, nibbles, t), want, "span of {t}")
                 }
                 Offsets::Plain(_) => {}
             }
@@ -323,25 +402,35 @@ mod tests {
             o
         };
         // Lengths around both blocks' edges, lists of every size a byte holds.
-        for len in [0usize, 1, 31, 32, 33, 63, 64, 65, 200, 1000] {
-            let lens: Vec<u32> = (0..len as u32).map(|t| (t * t * 7) % 256).collect();
+        for len in [0usize, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200, 1000] {
+            // Lists of at most 15: nibbled, every length a nibble holds, all-15 blocks too.
+            let short: Vec<u32> = (0..len as u32).map(|t| (t * 11 + t / 7) % 16).collect();
+            check(&running(&short), Kind::Nibbled);
+            check(&running(&vec![15; len]), Kind::Nibbled);
+            if len == 0 {
+                continue;
+            }
+            let mut lens: Vec<u32> = (0..len as u32).map(|t| (t * t * 7) % 256).collect();
+            // One list of 16: no longer nibbled.
+            lens[len - 1] = 16;
             check(&running(&lens), Kind::Counted);
             // One list longer than a byte: blocks of 16-bit offsets.
             let mut long = lens.clone();
-            if len > 0 {
-                long[len / 2] = 256 + len as u32;
-                check(&running(&long), Kind::Blocked);
-            }
+            long[len / 2] = 256 + len as u32;
+            check(&running(&long), Kind::Blocked);
         }
         // 70,000 predecessors in one block: plain offsets.
         let mut o: Vec<u32> = vec![0, 70_000];
         o.extend((0..100).map(|i| 70_001 + i));
         check(&o, Kind::Plain);
-        // Fewer bytes than plain offsets: a byte and a half a position.
+        // Fewer bytes than plain offsets: three quarters of a byte a position nibbled, a
+        // byte and a half counted.
         let o: Vec<u32> = (0..=1000).collect();
+        assert!(head(&o, 4).len() <= 8 + 1000 / 2 + 8 + 4 * (1000 / NIB_BLOCK + 2) + 4);
+        let o: Vec<u32> = (0..=1000).map(|t| 16 * t).collect();
         assert!(head(&o, 4).len() <= 8 + 1000 + 4 * (1000 / COUNT_BLOCK + 2) + 4);
-        let mut o: Vec<u32> = (0..=1000).collect();
-        o[1000] = 2000;
+        let mut o: Vec<u32> = (0..=1000).map(|t| 16 * t).collect();
+        o[1000] = 20000;
         assert!(head(&o, 4).len() < 2 * 4 * 1000 / 3);
     }
 }
