@@ -266,7 +266,9 @@ impl MemoryPlan {
             let window = per * (1u64 << window_bits) as f64;
             // One compressing worker at least; more where the budget holds them.
             let compress = compression_bytes(1) as f64;
-            let ranges_mib = least_budget(lower, all_lower, |b| message_budget(b) as f64 + window);
+            let ranges_mib = least_budget(lower, all_lower, |b| {
+                message_budget(b) as f64 + window + t.key_table as f64
+            });
             let compress_mib = least_budget(lower, all_lower, |_| compress);
             refused |= fixed as f64 + window > budget as f64
                 || (FIXED_OVERHEAD + reserve) as f64 + compress > budget as f64;
