@@ -2,12 +2,17 @@
 //! kichwa relay) and Kigogo keeps its source's opponent half, so a source is named by its
 //! target and the rank of its mover half. Checked on whole small tiers and on random
 //! positions of large ones, against the successors the games generate; and the games whose
-//! moves in a tier change both halves offer no keys.
+//! moves in a tier change both halves offer no keys. With lists of moved halves
+//! (`MovedHalves`), every in-tier move's source is in its target's list and its place there
+//! gives it back.
 
 use bawo_games::game::bao::{Bao, BaoRules};
 use bawo_games::game::bawo::{Bawo, BawoRules};
+use std::sync::Arc;
+
 use bawo_games::game::kept::KeptHalf;
 use bawo_games::game::kigogo::{Kigogo, KigogoRules};
+use bawo_games::game::moved::MovedHalves;
 use bawo_games::game::{Game, Successor, Tier};
 use proptest::prelude::*;
 
@@ -39,17 +44,42 @@ fn check_source<G: Game>(game: &G, kept: &KeptHalf, tier: Tier, index: u64) -> u
                 index,
                 "tier {tier}: {index} -> {target}"
             );
+            if kept.moves().is_some() {
+                let place = kept.moved_key(&sk, target).unwrap_or_else(|| {
+                    panic!("tier {tier}: {index} -> {target} not in the target's list")
+                });
+                let (base, stride, list) = kept.moved_frame(target);
+                assert!(place < list.len() as u64);
+                assert_eq!(base + list[place as usize] as u64 * stride, index);
+            }
             edges += 1;
         }
     }
     edges
 }
 
-/// Every source of every tier up to `seeds`.
+/// The keys of tier `tier`, as places in its lists of moved halves if `moved`.
+fn keys_of<G: Game>(game: &G, tier: Tier, moved: bool) -> KeptHalf {
+    let kept = game.kept_half(tier).expect("the game offers keys");
+    if moved {
+        let moves = MovedHalves::build(game, game.tier_seeds(tier)).expect("lists of moves");
+        kept.with_moves(Arc::new(moves))
+    } else {
+        kept
+    }
+}
+
+/// Every source of every tier up to `seeds`, with keys that are ranks and with keys that are
+/// places in lists of moved halves.
 fn check_tiers<G: Game>(game: &G, seeds: u32) -> u64 {
     let mut edges = 0;
-    for tier in game.tiers_up_to(seeds).unwrap() {
-        let kept = game.kept_half(tier).expect("the game offers keys");
+    for (tier, moved) in game
+        .tiers_up_to(seeds)
+        .unwrap()
+        .into_iter()
+        .flat_map(|t| [(t, false), (t, true)])
+    {
+        let kept = keys_of(game, tier, moved);
         for i in 0..game.tier_size(tier).unwrap() {
             edges += check_source(game, &kept, tier, i);
         }
@@ -139,6 +169,51 @@ proptest! {
         let i = ((size as f64 * frac) as u64).min(size - 1);
         check_source(&g, &g.kept_half(seeds).unwrap(), seeds, i);
     }
+
+}
+
+#[test]
+fn random_bawo_sources_of_large_tiers_are_named_by_places_in_moved_lists() {
+    // One list of moved halves per tier (the 18-seed one covers 1.6 million halves of 8
+    // pits), many sources each.
+    let g = Bawo::new(4, 64, BawoRules::default()).unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for seeds in [10u32, 14, 18] {
+        let kept = keys_of(&g, seeds, true);
+        let size = g.tier_size(seeds).unwrap();
+        let mut edges = 0;
+        for _ in 0..3000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            edges += check_source(&g, &kept, seeds, x % size);
+        }
+        assert!(edges > 0, "tier {seeds}");
+    }
+}
+
+#[test]
+fn the_census_of_moved_halves_counts_what_is_built() {
+    // What the memory plan reserves and the key width it chooses come from the census; the
+    // solve builds the lists: the two must agree, for every tier up to the one counted.
+    let bawo = Bawo::new(3, 64, BawoRules::default()).unwrap();
+    let kigogo = Kigogo::new(KigogoRules::default());
+    let short_cap = Bawo::new(2, 3, BawoRules::default()).unwrap();
+    fn agree<G: Game>(g: &G, top: u32) {
+        let census = MovedHalves::census(g, top).unwrap();
+        for seeds in 0..=top {
+            let built = MovedHalves::build(g, seeds).unwrap();
+            assert_eq!(census.widest(seeds), built.widest(), "{seeds} seeds");
+            assert_eq!(census.bytes(seeds), built.bytes(), "{seeds} seeds");
+        }
+        assert!(census.widest(top) > 0, "some half has a move");
+    }
+    agree(&bawo, 8);
+    agree(&kigogo, 5);
+    agree(&short_cap, 6);
+    // Bao's captures change both halves: no lists.
+    let bao = Bao::new(BaoRules::parse("").unwrap());
+    assert!(MovedHalves::census(&bao, bao.default_seeds()).is_none());
 }
 
 #[test]
@@ -147,7 +222,8 @@ fn random_kigogo_sources_of_large_tiers_are_named_by_keys() {
     let g = Kigogo::new(KigogoRules::default());
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for seeds in 4u32..=9 {
-        let kept = g.kept_half(seeds).unwrap();
+        // Lists of moved halves up to 7 seeds (2.6 million halves), ranks above.
+        let kept = keys_of(&g, seeds, seeds <= 7);
         let size = g.tier_size(seeds).unwrap();
         let mut edges = 0;
         for _ in 0..2000 {

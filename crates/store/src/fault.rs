@@ -11,8 +11,9 @@
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 40-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
 //! | `BAWO_NO_KEYS=1`                 | predecessor lists store whole indices where the game would name sources by keys |
+//! | `BAWO_RANK_KEYS=1`               | keys are ranks of mover halves (3 or 4 bytes), as earlier builds stored them, not places in lists of moved halves |
 //!
-//! The last five reach, in a tier small enough for a test, paths that only large tiers or
+//! The last six reach, in a tier small enough for a test, paths that only large tiers or
 //! full disks take otherwise. They are read once; without them nothing here costs more than a
 //! relaxed atomic load.
 
@@ -68,6 +69,14 @@ pub fn wide_above() -> Option<u64> {
 pub fn no_keys() -> bool {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     V.get_or_init(|| env_u64("BAWO_NO_KEYS"))
+        .is_some_and(|v| v != 0)
+}
+
+/// Whether a test asks for keys that are ranks of mover halves, as earlier builds stored them,
+/// instead of places in lists of moved halves (to resume such a checkpoint and compare).
+pub fn rank_keys() -> bool {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    V.get_or_init(|| env_u64("BAWO_RANK_KEYS"))
         .is_some_and(|v| v != 0)
 }
 

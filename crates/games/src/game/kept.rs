@@ -15,9 +15,13 @@
 //! stored a whole index. The target's mover half is the source's opponent half seen through
 //! the mirror, ranked in another pit order; where the two orders differ (Kigogo reads it
 //! backwards) a table maps one rank to the other, one `u32` per composition of a half.
+//!
+//! Fewer bytes still name a source by its place in the list of halves that move to the
+//! target's opponent half ([`super::moved::MovedHalves`], [`KeptHalf::with_moves`]).
 
 use std::sync::Arc;
 
+use super::moved::MovedHalves;
 use crate::rank::Ranker;
 
 /// How a tier's in-tier sources are named by keys, for targets of that tier
@@ -28,12 +32,15 @@ pub struct KeptHalf {
     seeds: u32,
     /// `row[sa]`: the index of the first board of the tier whose mover holds `sa` seeds,
     /// `0..=k + 1`.
-    row: Vec<u64>,
+    pub(super) row: Vec<u64>,
     /// `counts[s]`: compositions of `s` seeds into one half, `0..=k`.
-    counts: Vec<u64>,
+    pub(super) counts: Vec<u64>,
     /// Where the orders differ, the rank of each half composition (of `s` seeds, at
     /// `starts[s] + rank`) in the other order; the map is its own inverse.
     swap: Option<Swap>,
+    /// Where keys are places in lists of the halves that move to a half
+    /// ([`KeptHalf::with_moves`]), those lists.
+    moves: Option<Arc<MovedHalves>>,
 }
 
 /// The rank map between the two orders a half is read in.
@@ -61,6 +68,9 @@ pub struct SourceKey {
     pub group: u64,
     /// How many such targets there are (one per opponent half of theirs).
     pub group_len: u64,
+    /// The seeds of the source's mover half: a target's place in the group is the rank of
+    /// its opponent half, which holds them too.
+    pub seeds: u32,
 }
 
 impl KeptHalf {
@@ -80,7 +90,74 @@ impl KeptHalf {
             row,
             counts,
             swap,
+            moves: None,
         }
+    }
+
+    /// The same frames, with keys that are places in `moves`' lists ([`KeptHalf::moved_key`],
+    /// [`KeptHalf::moved_frame`]) where they were ranks.
+    pub fn with_moves(self, moves: Arc<MovedHalves>) -> KeptHalf {
+        KeptHalf {
+            moves: Some(moves),
+            ..self
+        }
+    }
+
+    /// The frame of tier `s` (at most this one's seeds) of the same layout, without a rank
+    /// table: its boards ordered by the mover's seeds, then the mover's half, then the
+    /// opponent's, so that the mover's `j` seeds start after `counts[i] * counts[s - i]`
+    /// boards for each `i < j`.
+    pub(super) fn lower(&self, s: u32) -> KeptHalf {
+        let s_us = s as usize;
+        let mut row = Vec::with_capacity(s_us + 2);
+        let mut at = 0u64;
+        for j in 0..=s_us {
+            row.push(at);
+            at += self.counts[j] * self.counts[s_us - j];
+        }
+        row.push(at);
+        KeptHalf {
+            seeds: s,
+            row,
+            counts: self.counts[..=s_us].to_vec(),
+            swap: None,
+            moves: None,
+        }
+    }
+
+    /// The lists keys are places in, if they are ([`KeptHalf::with_moves`]).
+    pub fn moves(&self) -> Option<&MovedHalves> {
+        self.moves.as_deref()
+    }
+
+    /// The place of source `sk` in the list of target `target` (one of its group), or `None`
+    /// where no move of its half reaches the target's opponent half (the game moved otherwise
+    /// than its lists say) or there are no lists ([`KeptHalf::with_moves`]).
+    #[inline]
+    pub fn moved_key(&self, sk: &SourceKey, target: u64) -> Option<u64> {
+        let moves = self.moves.as_deref()?;
+        // In its group a target's place is the rank of its opponent half.
+        let rank = target.checked_sub(sk.group).filter(|&r| r < sk.group_len)?;
+        let list = moves.list(sk.seeds as usize, rank);
+        let key = u32::try_from(sk.key).ok()?;
+        list.binary_search(&key).ok().map(|i| i as u64)
+    }
+
+    /// `(base, stride, list)` of target `target`: the source a list stores as `key` is
+    /// `base + list[key] * stride` ([`KeptHalf::moved_key`]; an empty list without
+    /// [`KeptHalf::with_moves`]).
+    #[inline]
+    pub fn moved_frame(&self, target: u64) -> (u64, u64, &[u32]) {
+        let k = self.seeds as usize;
+        let (sa, q) = self.split(target);
+        let per = self.counts[k - sa];
+        let (mover_rank, rank) = (q / per, q % per);
+        let opponent = self.swapped(sa, mover_rank);
+        let list = self
+            .moves
+            .as_deref()
+            .map_or(&[][..], |m| m.list(k - sa, rank));
+        (self.row[k - sa] + opponent, self.counts[sa], list)
     }
 
     /// One more than the largest key of the tier: the keys' width.
@@ -104,7 +181,7 @@ impl KeptHalf {
 
     /// The mover's seeds and the rest of index `index` past its row.
     #[inline]
-    fn split(&self, index: u64) -> (usize, u64) {
+    pub(super) fn split(&self, index: u64) -> (usize, u64) {
         let sa = self.row.partition_point(|&o| o <= index) - 1;
         (sa, index - self.row[sa])
     }
@@ -130,6 +207,7 @@ impl KeptHalf {
             key,
             group: self.row[k - sa] + mover_rank * self.counts[sa],
             group_len: self.counts[sa],
+            seeds: sa as u32,
         }
     }
 

@@ -25,6 +25,8 @@ pub mod cycle;
 pub mod input;
 pub mod kept;
 pub mod kigogo;
+mod listing;
+pub mod moved;
 pub mod options;
 pub mod params;
 pub mod sided;

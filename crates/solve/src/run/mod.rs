@@ -41,10 +41,11 @@ use crate::tier::checkpoint::{Checkpoints, Manifest};
 use crate::tier::pass::estimate_in_tier_degree;
 use crate::tier::tables::Tables;
 use crate::tier::{solve_tier, Lower, SolvedTier, TierOptions, TierProgress, TierTask};
-use crate::work::graph::key_bytes;
+use crate::work::graph::{key_bytes, moved_key_bytes};
 pub use crate::work::graph::{NARROW_LIMIT, WIDE_LIMIT};
 use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
+use bawo_games::game::moved::MovedHalves;
 use bawo_games::game::{Game, InputError, Tier, POSITIONS_PER_ENTRY};
 use bawo_store::{fingerprint, lock};
 
@@ -86,6 +87,15 @@ pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Resu
         .iter()
         .map(|&t| game.tier_size(t))
         .collect::<std::result::Result<Vec<_>, _>>()?;
+    // The lists of moved halves, counted once for the largest tier (a tier's are those of
+    // its halves, at most its seeds).
+    let census = tiers
+        .iter()
+        .map(|&t| game.tier_seeds(t))
+        .max()
+        .filter(|_| cfg.keys && !bawo_store::fault::rank_keys())
+        .filter(|_| sizes.iter().all(|&s| s <= WIDE_LIMIT))
+        .and_then(|seeds| MovedHalves::census(game, seeds));
     for (&tier, &states) in tiers.iter().zip(&sizes) {
         if states > WIDE_LIMIT {
             return Err(Error::Input(InputError::new(format!(
@@ -96,7 +106,16 @@ pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Resu
         let kept = game
             .kept_half_shape(tier)
             .filter(|_| cfg.keys && !bawo_store::fault::no_keys());
-        let keys = kept.map_or(0, |k| key_bytes(k.key_limit));
+        let seeds = game.tier_seeds(tier);
+        let moved = kept
+            .and(census.as_ref())
+            .map(|c| (moved_key_bytes(c.widest(seeds)), c.bytes(seeds)))
+            .filter(|&(bytes, _)| bytes > 0);
+        let keys = match moved {
+            Some((bytes, _)) => bytes,
+            None => kept.map_or(0, |k| key_bytes(k.key_limit)),
+        };
+        let moved_table = moved.map_or(0, |(_, table)| table);
         shapes.push(TierShape {
             tier,
             states,
@@ -104,7 +123,7 @@ pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Resu
             edges_per_position: estimate_in_tier_degree(game, tier, states) * EDGE_MARGIN,
             wide: states > wide_above.min(NARROW_LIMIT),
             keys,
-            key_table: kept.filter(|_| keys > 0).map_or(0, |k| k.table_bytes),
+            key_table: kept.filter(|_| keys > 0).map_or(0, |k| k.table_bytes) + moved_table,
         });
     }
     Ok(shapes)

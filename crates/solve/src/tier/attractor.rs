@@ -97,22 +97,12 @@ pub fn emit_batches<S: Source>(
     at: EmitAt,
     kept: Option<&KeptHalf>,
 ) -> Vec<Vec<Vec<u32>>> {
-    // The source's form and the offsets' form are matched here, once, not at every lookup.
-    match kept {
-        None => emit_framed(cells, due, preds, at, |_| (0, 1)),
-        Some(k) => emit_framed(cells, due, preds, at, |t| k.frame(t)),
-    }
-}
-
-/// [`emit_batches`] with the `(base, stride)` that turn a target's stored values into its
-/// sources given by `frame` (of the tier-wide target).
-fn emit_framed<S: Source>(
-    cells: &[AtomicU32],
-    due: &[u32],
-    preds: &PredView<'_, S>,
-    at: EmitAt,
-    frame: impl Fn(u64) -> (u64, u64) + Sync,
-) -> Vec<Vec<Vec<u32>>> {
+    let naming = match kept {
+        None => Naming::Index,
+        Some(k) if k.moves().is_some() => Naming::Places(k),
+        Some(k) => Naming::Ranks(k),
+    };
+    // The offsets' form is matched here, once, not at every lookup.
     let sources = preds.sources;
     match preds.offsets {
         Offsets::Plain(o) => emit_with(
@@ -120,39 +110,75 @@ fn emit_framed<S: Source>(
             due,
             |f| &sources[o[f] as usize..o[f + 1] as usize],
             at,
-            frame,
+            naming,
         ),
         Offsets::Blocked { bases, rel } => emit_with(
             cells,
             due,
             |f| &sources[blocked_span(bases, rel, f)],
             at,
-            frame,
+            naming,
         ),
         Offsets::Counted { bases, counts } => emit_with(
             cells,
             due,
             |f| &sources[counted_span(bases, counts, f)],
             at,
-            frame,
+            naming,
         ),
         Offsets::Nibbled { bases, nibbles } => emit_with(
             cells,
             due,
             |f| &sources[nibbled_span(bases, nibbles, f)],
             at,
-            frame,
+            naming,
         ),
     }
 }
 
-/// [`emit`] with the predecessor lists of a range-local index given by `preds_of`.
+/// What a predecessor list stores of a source ([`bawo_games::game::kept`]).
+#[derive(Clone, Copy)]
+enum Naming<'k> {
+    /// The source's tier-wide index.
+    Index,
+    /// The rank of the source's mover half, which the target's frame turns into the source.
+    Ranks(&'k KeptHalf),
+    /// The source's place in the list of halves that move to the target's opponent half.
+    Places(&'k KeptHalf),
+}
+
+impl Naming<'_> {
+    /// Calls `f` with the source of each value of `list`, the predecessor list of `target`.
+    #[inline]
+    fn each_source<S: Source>(self, target: u64, list: &[S], mut f: impl FnMut(u64)) {
+        match self {
+            Naming::Index => list.iter().for_each(|p| f(p.get())),
+            Naming::Ranks(k) => {
+                let (base, stride) = k.frame(target);
+                list.iter().for_each(|p| f(base + p.get() * stride));
+            }
+            Naming::Places(k) => {
+                let (base, stride, moved) = k.moved_frame(target);
+                for p in list {
+                    // Every place was found in this list when the edge was logged.
+                    match moved.get(p.get() as usize) {
+                        Some(&rank) => f(base + rank as u64 * stride),
+                        None => debug_assert!(false, "place {} beyond its list", p.get()),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// [`emit`] with the predecessor lists of a range-local index given by `preds_of`, their
+/// values turned into sources as `naming` says.
 fn emit_with<'p, S: Source>(
     cells: &[AtomicU32],
     due: &[u32],
     preds_of: impl Fn(usize) -> &'p [S] + Sync,
     at: EmitAt,
-    frame: impl Fn(u64) -> (u64, u64) + Sync,
+    naming: Naming<'_>,
 ) -> Vec<Vec<Vec<u32>>> {
     let EmitAt {
         level,
@@ -186,12 +212,10 @@ fn emit_with<'p, S: Source>(
                     if list.is_empty() {
                         continue;
                     }
-                    let (base, stride) = frame(first + f as u64);
-                    for &p in list {
-                        let p = base + p.get() * stride;
+                    naming.each_source(first + f as u64, list, |p| {
                         let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
                         out[r].push((p & local_mask) as u32 | kind);
-                    }
+                    });
                 }
                 out
             },

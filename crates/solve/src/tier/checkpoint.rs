@@ -63,8 +63,9 @@ pub struct TierState {
     #[serde(default)]
     pub wide: bool,
     /// Bytes of a predecessor key where the lists store keys instead of sources
-    /// ([`bawo_games::game::kept::KeptHalf`]); 0 (absent in checkpoints of earlier versions)
-    /// where they store sources.
+    /// ([`bawo_games::game::kept::KeptHalf`]): 1 or 2 for places in lists of moved halves, 3
+    /// or 4 for ranks of mover halves (earlier builds); 0 (absent in checkpoints of earlier
+    /// versions) where they store sources.
     #[serde(default)]
     pub keys: u8,
     /// The pass the tier is in.

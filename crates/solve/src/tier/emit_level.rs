@@ -121,6 +121,8 @@ impl<G: Game> Job<'_, G> {
                 };
                 let keys = self.keys.as_ref();
                 let emitted = match &preds {
+                    PredsView::Byte(p) => emit_batches(cells, &due, p, at, keys),
+                    PredsView::Pair(p) => emit_batches(cells, &due, p, at, keys),
                     PredsView::Short(p) => emit_batches(cells, &due, p, at, keys),
                     PredsView::Narrow(p) => emit_batches(cells, &due, p, at, keys),
                     PredsView::Wide(p) => emit_batches(cells, &due, p, at, keys),

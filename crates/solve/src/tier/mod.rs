@@ -54,12 +54,13 @@ use crate::tier::held::HeldCells;
 use crate::tier::pass::{pass_block, EdgesOut};
 use crate::tier::pass_tables::PassTables;
 use crate::work::edgelog;
-use crate::work::graph::{key_bytes, EdgeCodec, Preds};
+use crate::work::graph::{key_bytes, moved_key_bytes, EdgeCodec, Preds};
 use crate::work::predwrite::PredWriter;
 use crate::work::{LogName, Slot, WorkFile};
 use bawo_games::clock::{Spent, Stopwatch};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::kept::KeptHalf;
+use bawo_games::game::moved::MovedHalves;
 use bawo_games::game::{Game, Tier};
 use bawo_store::append::AppendLog;
 use bawo_store::table;
@@ -184,18 +185,30 @@ fn split(s: Spent) -> (Duration, Duration) {
 }
 
 /// What turns the keys of tier `tier`'s lists back into sources, where they store keys of
-/// `keys` bytes: refused where the game offers none of that width (a checkpoint of other
-/// rules).
+/// `keys` bytes: places in lists of moved halves in one or two bytes, ranks of mover halves in
+/// three or four (as earlier builds wrote them); refused where the game offers none of that
+/// width (a checkpoint of other rules).
 pub(super) fn key_frames<G: Game>(game: &G, tier: Tier, keys: u8) -> Result<Option<KeptHalf>> {
     if keys == 0 {
         return Ok(None);
     }
-    match game.kept_half(tier) {
-        Some(k) if key_bytes(k.key_limit()) == keys => Ok(Some(k)),
-        _ => Err(Error::Mismatch(format!(
+    let mismatch = || {
+        Error::Mismatch(format!(
             "tier {tier}'s predecessor lists store {keys}-byte keys, which these rules do not name"
-        ))),
+        ))
+    };
+    let kept = game.kept_half(tier).ok_or_else(mismatch)?;
+    if keys >= 3 {
+        // Ranks of the sources' mover halves (checkpoints of earlier builds).
+        return (key_bytes(kept.key_limit()) == keys)
+            .then_some(Some(kept))
+            .ok_or_else(mismatch);
     }
+    let moves = MovedHalves::build(game, game.tier_seeds(tier)).ok_or_else(mismatch)?;
+    if moved_key_bytes(moves.widest()) != keys {
+        return Err(mismatch());
+    }
+    Ok(Some(kept.with_moves(std::sync::Arc::new(moves))))
 }
 
 /// A tier being solved: its checkpoint state and open work files. (Resuming one is in

@@ -14,7 +14,7 @@ use crate::tier::tables::Lookup;
 use crate::work::duelog::{level_pieces, push_at_level};
 use crate::work::graph::{EdgeCodec, PackedEdge};
 use bawo_games::error::{Error, Result};
-use bawo_games::game::kept::KeptHalf;
+use bawo_games::game::kept::{KeptHalf, SourceKey};
 use bawo_games::game::{Game, Successor, Tier};
 use bawo_games::value::MAX_DEPTH;
 use bawo_store::append::AppendLog;
@@ -47,6 +47,37 @@ struct Scratch {
     piece: Vec<u8>,
     /// Offsets in their range of the chunk's due positions, by level.
     levels: Vec<Vec<u32>>,
+    /// The places of the last mover half's moves in the lists of moved halves.
+    places: PlaceCache,
+}
+
+/// A source's place in the list of a target ([`KeptHalf::moved_key`]) depends only on the
+/// source's mover half and the target's opponent half, and consecutive sources share their
+/// mover half: the places of the last one's moves, by the target's place in its group, save a
+/// lookup in the lists (out of the cache, for large tiers) at nearly every edge.
+#[derive(Default)]
+struct PlaceCache {
+    /// The mover half whose places these are: its key and seeds.
+    half: Option<(u64, u32)>,
+    /// `(rank of the target's opponent half, place)`.
+    found: Vec<(u64, u64)>,
+}
+
+impl PlaceCache {
+    /// [`KeptHalf::moved_key`] of `sk` and `target`, from the cache where it holds it.
+    fn place(&mut self, keys: &KeptHalf, sk: &SourceKey, target: u64) -> Option<u64> {
+        if self.half != Some((sk.key, sk.seeds)) {
+            self.half = Some((sk.key, sk.seeds));
+            self.found.clear();
+        }
+        let rank = target.checked_sub(sk.group)?;
+        if let Some(&(_, place)) = self.found.iter().find(|&&(r, _)| r == rank) {
+            return Some(place);
+        }
+        let place = keys.moved_key(sk, target)?;
+        self.found.push((rank, place));
+        Some(place)
+    }
 }
 
 /// Where [`pass_block`] puts the in-tier edges it finds: the logs of their target ranges, in
@@ -97,6 +128,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                 buckets: vec![Vec::new(); ranges],
                 piece: Vec::new(),
                 levels: Vec::new(),
+                places: PlaceCache::default(),
             },
             |scratch, (ci, chunk)| {
                 let first = start + (ci * PASS_CHUNK) as u64;
@@ -108,6 +140,7 @@ pub fn pass_block<G: Game, L: Lookup>(
                     buckets,
                     piece,
                     levels,
+                    places,
                 } = scratch;
                 let mut failure = None;
                 let mut count = 0u64;
@@ -121,7 +154,9 @@ pub fn pass_block<G: Game, L: Lookup>(
                             let (c, level) = o.initial_cell();
                             let c = c | cell_flags(lower, succ, inside);
                             if !cell::is_final(c) {
-                                if let Err(e) = log_edges(tier, i, inside, codec, keys, buckets) {
+                                if let Err(e) =
+                                    log_edges(tier, i, inside, (codec, keys, places), buckets)
+                                {
                                     failure = Some(e);
                                     return;
                                 }
@@ -199,8 +234,7 @@ fn log_edges(
     tier: Tier,
     source: u64,
     inside: &[u64],
-    codec: EdgeCodec,
-    keys: Option<&KeptHalf>,
+    (codec, keys, places): (EdgeCodec, Option<&KeptHalf>, &mut PlaceCache),
     buckets: &mut [Vec<PackedEdge>],
 ) -> Result<()> {
     let Some(keys) = keys else {
@@ -211,6 +245,7 @@ fn log_edges(
         return Ok(());
     };
     let sk = keys.source(source);
+    let moved = keys.moves().is_some();
     for &t in inside {
         if !(sk.group..sk.group + sk.group_len).contains(&t) {
             return Err(Error::Internal(format!(
@@ -218,8 +253,18 @@ fn log_edges(
                  the game's moves inside a tier keep"
             )));
         }
+        let key = if moved {
+            places.place(keys, &sk, t).ok_or_else(|| {
+                Error::Internal(format!(
+                    "tier {tier}: the move from {source} to {t} is not among the moves of its \
+                     mover's half that the game listed"
+                ))
+            })?
+        } else {
+            sk.key
+        };
         let (r, local) = codec.split(t);
-        buckets[r].push(codec.pack(local, sk.key));
+        buckets[r].push(codec.pack(local, key));
     }
     Ok(())
 }

@@ -62,6 +62,17 @@ pub fn key_bytes(limit: u64) -> u8 {
     }
 }
 
+/// Bytes of the keys of a tier whose keys are places in lists of moved halves of at most
+/// `widest` entries ([`bawo_games::game::kept::MovedHalves`]): one where they fit, else two;
+/// 0 (keys by rank instead) beyond 2^16.
+pub fn moved_key_bytes(widest: u64) -> u8 {
+    match widest {
+        0..=0x100 => 1,
+        0x101..=0x1_0000 => 2,
+        _ => 0,
+    }
+}
+
 impl EdgeCodec {
     /// The codec of a tier cut into ranges of `2^range_bits` positions (at most 2^32), with
     /// wide (40-bit) sources when `wide`.

@@ -22,11 +22,11 @@ use bawo_games::error::{Error, Result};
 use bawo_store::checksum::{Checksum, Hasher};
 
 pub use crate::work::edgecodec::{
-    index_bits, key_bytes, list_source_bytes, max_wide_range_bits, source_bytes, EdgeCodec,
-    PackedEdge, NARROW_LIMIT,
+    index_bits, key_bytes, list_source_bytes, max_wide_range_bits, moved_key_bytes, source_bytes,
+    EdgeCodec, PackedEdge, NARROW_LIMIT,
 };
 use crate::work::predfile::{head, Offsets};
-pub use crate::work::sources::{Source, U24, U40};
+pub use crate::work::sources::{Source, U16, U24, U40};
 
 /// The most positions a tier may have: a wide tier's sources are five bytes ([`U40`]).
 pub const WIDE_LIMIT: u64 = 1 << 40;
@@ -357,6 +357,10 @@ pub fn view_file<'a, S: Source>(
 /// One range's predecessor lists in the width its tier's [`EdgeCodec`] chose.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Preds {
+    /// Keys in 8 bits.
+    Byte(PredRange<u8>),
+    /// Keys in 16 bits.
+    Pair(PredRange<U16>),
     /// Keys in 24 bits.
     Short(PredRange<U24>),
     /// Sources (or keys) in 32 bits.
@@ -368,6 +372,10 @@ pub enum Preds {
 /// A borrowed [`Preds`].
 #[derive(Clone, Copy, Debug)]
 pub enum PredsView<'a> {
+    /// Keys in 8 bits.
+    Byte(PredView<'a, u8>),
+    /// Keys in 16 bits.
+    Pair(PredView<'a, U16>),
     /// Keys in 24 bits.
     Short(PredView<'a, U24>),
     /// Sources (or keys) in 32 bits.
@@ -380,6 +388,14 @@ pub enum PredsView<'a> {
 macro_rules! in_width {
     ($codec:expr, $s:ident => $make:expr) => {
         match $codec.source_bytes() {
+            1 => {
+                type $s = u8;
+                Preds::Byte($make)
+            }
+            2 => {
+                type $s = U16;
+                Preds::Pair($make)
+            }
             3 => {
                 type $s = U24;
                 Preds::Short($make)
@@ -420,6 +436,8 @@ impl Preds {
     /// A borrowed view of the lists.
     pub fn view(&self) -> PredsView<'_> {
         match self {
+            Preds::Byte(p) => PredsView::Byte(p.view()),
+            Preds::Pair(p) => PredsView::Pair(p.view()),
             Preds::Short(p) => PredsView::Short(p.view()),
             Preds::Narrow(p) => PredsView::Narrow(p.view()),
             Preds::Wide(p) => PredsView::Wide(p.view()),
@@ -429,6 +447,8 @@ impl Preds {
     /// Checksum of the lists as written.
     pub fn checksum(&self) -> Checksum {
         match self {
+            Preds::Byte(p) => p.checksum(),
+            Preds::Pair(p) => p.checksum(),
             Preds::Short(p) => p.checksum(),
             Preds::Narrow(p) => p.checksum(),
             Preds::Wide(p) => p.checksum(),
@@ -438,6 +458,8 @@ impl Preds {
     /// Writes the lists to `path` (synced if `sync`), returning their checksum.
     pub fn write(&self, path: &Path, sync: bool) -> Result<Checksum> {
         match self {
+            Preds::Byte(p) => p.write(path, sync),
+            Preds::Pair(p) => p.write(path, sync),
             Preds::Short(p) => p.write(path, sync),
             Preds::Narrow(p) => p.write(path, sync),
             Preds::Wide(p) => p.write(path, sync),
@@ -453,6 +475,8 @@ pub fn view_preds_file<'a>(
     codec: EdgeCodec,
 ) -> Result<PredsView<'a>> {
     Ok(match codec.source_bytes() {
+        1 => PredsView::Byte(view_file(path, bytes, len)?),
+        2 => PredsView::Pair(view_file(path, bytes, len)?),
         3 => PredsView::Short(view_file(path, bytes, len)?),
         4 => PredsView::Narrow(view_file(path, bytes, len)?),
         _ => PredsView::Wide(view_file(path, bytes, len)?),

@@ -1,6 +1,8 @@
 //! Predecessor sources as lists store them: a tier-wide index in four bytes (`u32`) or five
-//! ([`U40`]), or a key that names the source together with its target in three ([`U24`]) or
-//! four ([`bawo_games::game::kept::KeptHalf`]). Each is read straight from a mapped file.
+//! ([`U40`]), or a key that names the source together with its target
+//! ([`bawo_games::game::kept::KeptHalf`]): a place in a list of moved halves in one byte
+//! (`u8`) or two ([`U16`]), or a half's rank in three ([`U24`]) or four. Each is read straight
+//! from a mapped file.
 
 use std::path::Path;
 
@@ -92,5 +94,49 @@ impl Source for U24 {
         }
         // SAFETY: as above; every byte pattern is a valid `U24`, and the length is whole.
         Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const U24, bytes.len() / 3) })
+    }
+}
+
+impl Source for u8 {
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v as u8
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        self as u64
+    }
+    fn bytes(words: &[Self]) -> &[u8] {
+        words
+    }
+    fn words<'a>(_path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]> {
+        Ok(bytes)
+    }
+}
+
+/// A key below 2^16 in two little-endian bytes, with no alignment.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct U16([u8; 2]);
+
+impl Source for U16 {
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        U16((v as u16).to_le_bytes())
+    }
+    #[inline]
+    fn get(self) -> u64 {
+        u16::from_le_bytes(self.0) as u64
+    }
+    fn bytes(words: &[Self]) -> &[u8] {
+        // SAFETY: `U16` is two bytes with alignment 1 and no padding.
+        unsafe { std::slice::from_raw_parts(words.as_ptr() as *const u8, 2 * words.len()) }
+    }
+    fn words<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [Self]> {
+        if !bytes.len().is_multiple_of(2) {
+            return Err(Error::corrupt(path, "sources not a multiple of 2 bytes"));
+        }
+        // SAFETY: as above; every byte pattern is a valid `U16`, and the length is whole.
+        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const U16, bytes.len() / 2) })
     }
 }
