@@ -37,6 +37,10 @@ const DUE_BYTES: f64 = 1.0;
 /// An in-tier edge in its log ([`crate::work::edgelog`]): a varint of its source's step and its
 /// target's offset (measured: 4.5 bytes on Bawo `n = 4`).
 const EDGE_LOG_BYTES: f64 = 4.5;
+/// The same where lists store keys (small numbers in the sources' place, so a step is nearly
+/// always 0 and the varint is the target's offset alone): measured 3.3 to 3.8 bytes on
+/// Kigogo's 8-seed tier and Bawo `n = 4`'s 18-seed one under `--mem 4G`.
+const EDGE_LOG_KEY_BYTES: f64 = 3.8;
 /// Predecessor lists: offsets as list lengths in blocks ([`crate::work::predfile`]: three
 /// quarters of a byte per position where no list is longer than 15, as in every range
 /// measured of Bawo, Kigogo and Bao; a byte and a half where one is) and a source or key per
@@ -136,7 +140,11 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool) -> TierDisk {
         let with = with_table(all, 1.0);
         (all, RESIDENT_WORK_BYTES, 1.0, with, with)
     } else {
-        let edges = EDGE_LOG_BYTES * e;
+        let edges = if tp.keys > 0 {
+            EDGE_LOG_KEY_BYTES
+        } else {
+            EDGE_LOG_BYTES
+        } * e;
         let preds = PRED_OFFSET_BYTES + source * e;
         let at_successors = per_stored(0.0, PACKED_PASS_BYTES, edges, 0.0, DUE_BYTES);
         // The edge logs are deleted as the lists are built (up to an eighth of them wait
