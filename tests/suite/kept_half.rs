@@ -58,6 +58,20 @@ fn check_source<G: Game>(game: &G, kept: &KeptHalf, tier: Tier, index: u64) -> u
     edges
 }
 
+/// [`check_source`] on `count` sources of tier `tier` drawn by the xorshift state `x`, at
+/// least one of them with an in-tier edge.
+fn check_random_sources<G: Game>(game: &G, kept: &KeptHalf, tier: Tier, count: u32, x: &mut u64) {
+    let size = game.tier_size(tier).unwrap();
+    let mut edges = 0;
+    for _ in 0..count {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        edges += check_source(game, kept, tier, *x % size);
+    }
+    assert!(edges > 0, "tier {tier}");
+}
+
 /// The keys of tier `tier`, as places in its lists of moved halves if `moved`.
 fn keys_of<G: Game>(game: &G, tier: Tier, moved: bool) -> KeptHalf {
     let kept = game.kept_half(tier).expect("the game offers keys");
@@ -179,16 +193,7 @@ fn random_bawo_sources_of_large_tiers_are_named_by_places_in_moved_lists() {
     let g = Bawo::new(4, 64, BawoRules::default()).unwrap();
     let mut x = 0x2545_f491_4f6c_dd1du64;
     for seeds in [10u32, 14, 18] {
-        let kept = keys_of(&g, seeds, true);
-        let size = g.tier_size(seeds).unwrap();
-        let mut edges = 0;
-        for _ in 0..3000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            edges += check_source(&g, &kept, seeds, x % size);
-        }
-        assert!(edges > 0, "tier {seeds}");
+        check_random_sources(&g, &keys_of(&g, seeds, true), seeds, 3000, &mut x);
     }
 }
 
@@ -223,15 +228,6 @@ fn random_kigogo_sources_of_large_tiers_are_named_by_keys() {
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for seeds in 4u32..=9 {
         // Lists of moved halves up to 7 seeds (2.6 million halves), ranks above.
-        let kept = keys_of(&g, seeds, seeds <= 7);
-        let size = g.tier_size(seeds).unwrap();
-        let mut edges = 0;
-        for _ in 0..2000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            edges += check_source(&g, &kept, seeds, x % size);
-        }
-        assert!(edges > 0, "tier {seeds}");
+        check_random_sources(&g, &keys_of(&g, seeds, seeds <= 7), seeds, 2000, &mut x);
     }
 }

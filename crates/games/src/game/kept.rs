@@ -148,16 +148,12 @@ impl KeptHalf {
     /// [`KeptHalf::with_moves`]).
     #[inline]
     pub fn moved_frame(&self, target: u64) -> (u64, u64, &[u32]) {
-        let k = self.seeds as usize;
-        let (sa, q) = self.split(target);
-        let per = self.counts[k - sa];
-        let (mover_rank, rank) = (q / per, q % per);
-        let opponent = self.swapped(sa, mover_rank);
+        let (base, stride, seeds, rank) = self.target_parts(target);
         let list = self
             .moves
             .as_deref()
-            .map_or(&[][..], |m| m.list(k - sa, rank));
-        (self.row[k - sa] + opponent, self.counts[sa], list)
+            .map_or(&[][..], |m| m.list(seeds, rank));
+        (base, stride, list)
     }
 
     /// One more than the largest key of the tier: the keys' width.
@@ -214,11 +210,21 @@ impl KeptHalf {
     /// `(base, stride)` of target `target`: its in-tier sources are `base + key * stride`.
     #[inline]
     pub fn frame(&self, target: u64) -> (u64, u64) {
+        let (base, stride, _, _) = self.target_parts(target);
+        (base, stride)
+    }
+
+    /// `(base, stride)` of target `target` ([`KeptHalf::frame`]), and the seeds and rank (in
+    /// the order a target reads it) of its opponent half, whose list names its sources where
+    /// keys are places ([`KeptHalf::moved_frame`]).
+    #[inline]
+    fn target_parts(&self, target: u64) -> (u64, u64, usize, u64) {
         let k = self.seeds as usize;
         let (sa, q) = self.split(target);
-        let mover_rank = q / self.counts[k - sa];
+        let per = self.counts[k - sa];
+        let (mover_rank, rank) = (q / per, q % per);
         let opponent = self.swapped(sa, mover_rank);
-        (self.row[k - sa] + opponent, self.counts[sa])
+        (self.row[k - sa] + opponent, self.counts[sa], k - sa, rank)
     }
 }
 
