@@ -37,10 +37,28 @@ const DUE_BYTES: f64 = 1.0;
 /// An in-tier edge in its log ([`crate::work::edgelog`]): a varint of its source's step and its
 /// target's offset (measured: 4.5 bytes on Bawo `n = 4`).
 const EDGE_LOG_BYTES: f64 = 4.5;
-/// The same where lists store keys (small numbers in the sources' place, so a step is nearly
-/// always 0 and the varint is the target's offset alone): measured 3.3 to 3.8 bytes on
-/// Kigogo's 8-seed tier and Bawo `n = 4`'s 18-seed one under `--mem 4G`.
-const EDGE_LOG_KEY_BYTES: f64 = 3.8;
+/// Where lists store keys, a key is a small number in the source's place, so the step is
+/// nearly always 0 and the varint is the target's offset in its range alone: a number
+/// spread evenly below `2^range_bits`, whose varint takes `1 + the sum over j >= 1 of
+/// P(offset >= 2^(7j))` bytes, plus the pieces' headers and the steps between keys (a
+/// hundredth of a byte an edge). Measured: 2.98 bytes an edge at 2^21 (Bawo `n = 4`, 15 seeds,
+/// `--mem 512M`), 3.75 at 2^23 (Kigogo 8), 3.85 at 2^24 (Bawo `n = 4`, 18 seeds); this gives
+/// 3.00, 3.76 and 3.88.
+fn edge_log_key_bytes(range_bits: u32) -> f64 {
+    let spread = 2f64.powi(range_bits as i32);
+    let over = (1..=9)
+        .map(|j| (1.0 - 2f64.powi(7 * j) / spread).max(0.0))
+        .sum::<f64>();
+    1.0 + over + 0.01
+}
+
+/// Out of core, the predecessor phase takes a checkpoint (which deletes the edge logs built
+/// into lists) each time the built logs reach `1/LOG_SHARE_PER_CHECKPOINT` of the tier's: the edge
+/// logs are the largest work files at that phase's start, and the logs built but not yet
+/// deleted add this share to the tier's peak disk. A checkpoint there syncs the new
+/// predecessor files and the manifest (a few tenths of a second), so 32 of them cost little
+/// and keep the extra share to 3%.
+pub const LOG_SHARE_PER_CHECKPOINT: u64 = 32;
 /// Predecessor lists: offsets as list lengths in blocks ([`crate::work::predfile`]: three
 /// quarters of a byte per position where no list is longer than 15, as in every range
 /// measured of Bawo, Kigogo and Bao; a byte and a half where one is) and a source or key per
@@ -110,7 +128,7 @@ pub fn tier_peak(d: &TierDisk, lower_tables: u64, lower_bdb: u64, retires: bool)
 
 /// The model of one tier's disk: out of core its work files peak either when the
 /// successor pass ends (packed cells, edge logs, due logs), while predecessor lists are built
-/// (edge logs are deleted by checkpoints, about an eighth of them at a time, as the lists are
+/// (edge logs are deleted by checkpoints, a 32nd of them at a time, as the lists are
 /// built), or early in the attractor (the plain cells of the ranges it does not hold, two
 /// packed slots, predecessor lists, due logs). A tier that `retires` the lower tiers holds
 /// more ranges' cells in memory in its attractor ([`TierPlan::held_cells`]).
@@ -141,18 +159,19 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool) -> TierDisk {
         (all, RESIDENT_WORK_BYTES, 1.0, with, with)
     } else {
         let edges = if tp.keys > 0 {
-            EDGE_LOG_KEY_BYTES
+            edge_log_key_bytes(tp.range_bits)
         } else {
             EDGE_LOG_BYTES
         } * e;
         let preds = PRED_OFFSET_BYTES + source * e;
         let at_successors = per_stored(0.0, PACKED_PASS_BYTES, edges, 0.0, DUE_BYTES);
-        // The edge logs are deleted as the lists are built (up to an eighth of them wait
-        // for the next checkpoint to delete them): the larger of the two, and that eighth.
+        // The edge logs are deleted as the lists are built (up to a share of them wait for
+        // the next checkpoint to delete them): the larger of the two, and that share.
+        let waiting = edges / LOG_SHARE_PER_CHECKPOINT as f64;
         let at_predecessors = if preds >= edges {
-            per_stored(0.0, PACKED_PASS_BYTES, edges / 8.0, preds, DUE_BYTES)
+            per_stored(0.0, PACKED_PASS_BYTES, waiting, preds, DUE_BYTES)
         } else {
-            per_stored(0.0, PACKED_PASS_BYTES, edges + edges / 8.0, 0.0, DUE_BYTES)
+            per_stored(0.0, PACKED_PASS_BYTES, edges + waiting, 0.0, DUE_BYTES)
         };
         // Plain cells for the ranges the attractor does not hold, and two packed slots (the
         // successor pass's and a checkpoint's).

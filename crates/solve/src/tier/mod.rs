@@ -554,8 +554,9 @@ impl<'g, G: Game> Job<'g, G> {
         // Out of core, a checkpoint deletes the edge logs of the ranges built before it; one
         // after every range would wait for the disk (syncing the range's predecessor file and
         // the manifest) as often as there are ranges, with a core idle. So one is taken once
-        // the built ranges' logs reach an eighth of the tier's (and after the last range):
-        // the disk holds at most that eighth beside the predecessor files
+        // the built ranges' logs reach a share
+        // of the tier's ([`crate::plan::space::LOG_SHARE_PER_CHECKPOINT`]) and after the last
+        // range: the disk holds at most that share beside the predecessor files
         // ([`crate::plan::space::tier_disk`] counts it).
         let all_edges: u64 = self.edge_logs.iter().map(AppendLog::len).sum();
         let mut built_edges = 0u64;
@@ -614,7 +615,12 @@ impl<'g, G: Game> Job<'g, G> {
             self.note_disk(0);
             built_edges += log_bytes;
             let last = self.st.next as usize == self.ranges;
-            if (!self.resident && (last || built_edges >= all_edges.div_ceil(8))) || ckpt.due() {
+            if (!self.resident
+                && (last
+                    || built_edges
+                        >= all_edges.div_ceil(crate::plan::space::LOG_SHARE_PER_CHECKPOINT)))
+                || ckpt.due()
+            {
                 let done = writer.finish()?;
                 self.written_preds(done);
                 self.checkpoint(ckpt)?;
