@@ -21,7 +21,7 @@ use bawo_games::error::{Error, Result};
 
 /// Appends `v` as a little-endian base-128 varint.
 #[inline]
-pub(super) fn put_varint(out: &mut Vec<u8>, v: u128) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, v: u128) {
     // Nearly every edge fits 64 bits: the loop in one register, not two.
     if let Ok(mut v) = u64::try_from(v) {
         while v >= 0x80 {
@@ -45,7 +45,7 @@ fn put_varint_wide(out: &mut Vec<u8>, mut v: u128) {
 
 /// Reads a varint at `*at` in `body`, advancing `*at`.
 #[inline]
-pub(super) fn get_varint(body: &[u8], at: &mut usize) -> Option<u128> {
+pub(crate) fn get_varint(body: &[u8], at: &mut usize) -> Option<u128> {
     // Up to 9 bytes (63 bits) in one register; a longer varint is read again, in two.
     let mut v = 0u64;
     for k in 0..9 {
