@@ -57,7 +57,7 @@ pub fn print(descriptor: &str, e: &RunEstimate, json: bool) {
     );
     let p = &e.peak;
     outln!(
-        "peak disk while the {}-seed tier is solved, {:.1} bytes per stored position of the largest tier: work files {} (cells {}, packed cells {}, edge logs {}, predecessor lists {}, due logs {}), its raw table {} and compressed file {}, the tiers below: raw tables {} and compressed files {}",
+        "peak disk while the {}-seed tier is solved, {:.1} bytes per stored position of the largest tier: work files {} (cells {}, packed cells {}, edge logs {}, predecessor lists {}, due logs {}, spilled messages {}), its raw table {} and compressed file {}, the tiers below: raw tables {} and compressed files {}",
         p.seeds,
         p.bytes_per_stored,
         human_bytes(p.work.total() - p.work.table),
@@ -66,6 +66,7 @@ pub fn print(descriptor: &str, e: &RunEstimate, json: bool) {
         human_bytes(p.work.edges),
         human_bytes(p.work.preds),
         human_bytes(p.work.due),
+        human_bytes(p.work.messages),
         human_bytes(p.work.table),
         human_bytes(p.bdb),
         human_bytes(p.lower_tables),

@@ -59,6 +59,15 @@ fn edge_log_key_bytes(range_bits: u32) -> f64 {
 /// predecessor files and the manifest (a few tenths of a second), so 32 of them cost little
 /// and keep the extra share to 3%.
 pub const LOG_SHARE_PER_CHECKPOINT: u64 = 32;
+/// The share of a tier's in-tier edges whose targets one attractor level decides at most: the
+/// busiest level's messages, spilled to disk beyond the plan's message budget
+/// ([`crate::tier::messages`]). Measured: Bao mtaji 11 seeds decided a third of its
+/// positions at level 1 (8.1 GB of messages spilled, four bytes each then); Bawo `n = 4`'s
+/// 20-seed tier had 7% of its edges' messages on disk at its peak.
+const BUSIEST_LEVEL: f64 = 1.0 / 3.0;
+/// Bytes of a spilled message (sorted varint gaps; four in memory).
+const SPILLED_MESSAGE_BYTES: f64 = 1.2;
+
 /// Predecessor lists: offsets as list lengths in blocks ([`crate::work::predfile`]: three
 /// quarters of a byte per position where no list is longer than 15, as in every range
 /// measured of Bawo, Kigogo and Bao; a byte and a half where one is) and a source or key per
@@ -132,7 +141,7 @@ pub fn tier_peak(d: &TierDisk, lower_tables: u64, lower_bdb: u64, retires: bool)
 /// built), or early in the attractor (the plain cells of the ranges it does not hold, two
 /// packed slots, predecessor lists, due logs). A tier that `retires` the lower tiers holds
 /// more ranges' cells in memory in its attractor ([`TierPlan::held_cells`]).
-pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool) -> TierDisk {
+pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget: u64) -> TierDisk {
     let stored = tp.states as f64;
     // The sample's edges per position, without the memory plan's margin: measured peaks
     // came 15% (Kigogo 8) to 16% (Bawo n = 4, 15 seeds) under a model with it, nearly all
@@ -177,7 +186,20 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool) -> TierDisk {
         // successor pass's and a checkpoint's).
         let held = (tp.held_cells(retires) as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
         let (cells, packed) = ((1.0 - held) * CELL_BYTES, PACKED_PASS_BYTES + PACKED_BYTES);
-        let in_attractor = per_stored(cells, packed, 0.0, preds, DUE_BYTES);
+        // The busiest level's messages beyond what memory holds go to disk: all that were held
+        // at each spill, so all but those since the last one (half the budget's room, on
+        // average, four bytes a message).
+        let busiest = BUSIEST_LEVEL * e * stored;
+        let room = message_budget as f64 / 4.0;
+        let spilled = if busiest > room {
+            (SPILLED_MESSAGE_BYTES * (busiest - room / 2.0)) as u64
+        } else {
+            0
+        };
+        let in_attractor = WorkDisk {
+            messages: spilled,
+            ..per_stored(cells, packed, 0.0, preds, DUE_BYTES)
+        };
         let early = [at_successors, at_predecessors]
             .into_iter()
             .max_by_key(WorkDisk::total)
@@ -187,7 +209,13 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool) -> TierDisk {
             .max_by_key(WorkDisk::total)
             .unwrap_or_default();
         let cells_written = cells + packed;
-        let written = cells_written + edges + preds + DUE_BYTES;
+        // Where the busiest level spills, most levels' messages do too, about one per edge.
+        let messages_written = if spilled > 0 {
+            SPILLED_MESSAGE_BYTES * e
+        } else {
+            0.0
+        };
+        let written = cells_written + edges + preds + DUE_BYTES + messages_written;
         // The finish: the table beside the cells, once the predecessor lists and due logs
         // are gone.
         let at_finish = per_stored(cells, packed, 0.0, 0.0, 0.0);
@@ -231,7 +259,7 @@ pub fn disk_need(
             continue;
         }
         let retires = retires_last && i == last && tp.ranges > 1;
-        let d = tier_disk(shape, tp, retires);
+        let d = tier_disk(shape, tp, retires, plan.messages);
         need.out = need.out.max(tier_peak(&d, tables, bdbs, retires).total);
         need.work = need.work.max(d.work);
         tables += d.table;
@@ -371,7 +399,7 @@ mod tests {
     #[test]
     fn a_retiring_tier_peaks_without_the_lower_raw_tables_once_its_pass_is_over() {
         let (shape, tp) = out_of_core(64 << 20, 1.0);
-        let d = tier_disk(&shape, &tp, false);
+        let d = tier_disk(&shape, &tp, false, u64::MAX);
         // The same bytes of work files as the phases' larger one, split by phase.
         assert_eq!(d.work, d.early.total().max(d.late.total() - d.late.table));
         let (tables, bdbs) = (10 * d.late.total(), 1000);
@@ -396,8 +424,8 @@ mod tests {
         let (shape, mut tp) = out_of_core(64 << 20, 1.0);
         tp.attractor_cells = 64 << 20;
         tp.lower_reserve = 64 << 20;
-        let kept = tier_disk(&shape, &tp, false);
-        let retired = tier_disk(&shape, &tp, true);
+        let kept = tier_disk(&shape, &tp, false, u64::MAX);
+        let retired = tier_disk(&shape, &tp, true, u64::MAX);
         // A quarter of the cells held, then half: the plain cells of the rest, 4 bytes each.
         let plain = |held: f64| ((1.0 - held) * CELL_BYTES * (64 << 20) as f64) as u64;
         assert_eq!(kept.late.cells, plain(0.25));

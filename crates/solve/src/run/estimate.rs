@@ -123,7 +123,7 @@ fn estimate_from<G: Game>(
         // The run's last tier retires the lower raw tables after its pass, unless they are
         // kept (the single-process solver; a cluster keeps them to the end).
         let retires = !keep_tables && i == last && tp.ranges > 1;
-        let d = tier_disk(shape, tp, retires);
+        let d = tier_disk(shape, tp, retires, plan.messages);
         let TierDisk {
             work,
             table,
