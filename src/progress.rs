@@ -65,6 +65,10 @@ struct PassWatch {
     /// When it started (or resumed), and the fraction of the pass done then.
     start: Instant,
     from: f64,
+    /// Its first report of progress: when, and the fraction done then. Its pace is measured
+    /// from there, past the copies of the lower tiers it makes first (seconds, for a large
+    /// tier, that would make the pace of its first few percent look slow).
+    first: Option<(Instant, f64)>,
     /// The fraction done now.
     fraction: f64,
     /// Its time, once the next phase started.
@@ -74,8 +78,9 @@ struct PassWatch {
 }
 
 /// The successor pass's share of a tier's time before a tier of the run has measured it:
-/// 0.64 on Bawo `n = 4`'s 20-seed tier, 0.42 on Kigogo's 8-seed tier, 0.49 on Bao mtaji's
-/// 11-seed tier (`--timings`, `--mem 4G`, 2 cores).
+/// 0.64 on Bawo `n = 4`'s 20-seed tier, 0.42 on Kigogo's 8-seed tier (`--timings`, `--mem
+/// 4G`, 2 cores); only 0.26 on Bao mtaji's 11 seeds, a run of one tier whose out-of-core
+/// attractor reads from the disk at each of its 186 levels.
 const PASS_SHARE: f64 = 0.5;
 
 /// The pass must be this far along (as a fraction) before its pace is trusted.
@@ -109,6 +114,7 @@ impl RunClock {
             self.pass = Some(PassWatch {
                 start: now,
                 from,
+                first: None,
                 fraction: from,
                 took: None,
                 ended_at: None,
@@ -121,13 +127,31 @@ impl RunClock {
         }
     }
 
-    /// The successor pass in progress has `done` of `total` positions done.
-    pub fn pass_progress(&mut self, done: u64, total: u64) {
+    /// The successor pass in progress has `done` of `total` positions done at `now`.
+    pub fn pass_progress(&mut self, done: u64, total: u64, now: Instant) {
         if let Some(w) = &mut self.pass {
             if w.took.is_none() && total > 0 {
                 w.fraction = done as f64 / total as f64;
+                if w.first.is_none() && w.fraction > w.from {
+                    w.first = Some((now, w.fraction));
+                }
             }
         }
+    }
+
+    /// The time the successor pass in progress needs for the positions it has left, at the
+    /// pace measured since its first report.
+    fn pass_left(&self, now: Instant) -> f64 {
+        let Some(w) = self.pass else { return 0.0 };
+        let Some((first_at, first)) = w.first else {
+            return 0.0;
+        };
+        let progress = w.fraction - first;
+        let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
+        if progress <= 0.0 {
+            return 0.0;
+        }
+        (1.0 - w.fraction) * elapsed / progress
     }
 
     /// The time a whole successor pass of the tier in progress takes at the pace measured,
@@ -140,10 +164,13 @@ impl RunClock {
             }
             Some(_) => None,
             None => {
-                let progress = w.fraction - w.from;
-                let elapsed = now.saturating_duration_since(w.start).as_secs_f64();
+                let (first_at, first) = w.first?;
+                let progress = w.fraction - first;
+                let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
+                let setup = first_at.saturating_duration_since(w.start).as_secs_f64();
+                // A whole pass: its setup, then every position at the pace since.
                 (progress >= PASS_TRUSTED_AFTER && elapsed >= 1.0)
-                    .then(|| (elapsed / progress, None))
+                    .then(|| (setup + elapsed / progress, None))
             }
         }
     }
@@ -183,10 +210,7 @@ impl RunClock {
         if let Some((pass, ended)) = self.pass_time(now) {
             let after_pass = pass * (1.0 / self.pass_share - 1.0);
             let current_left = match ended {
-                None => {
-                    let fraction = self.pass.map_or(1.0, |w| w.fraction);
-                    pass * (1.0 - fraction) + after_pass
-                }
+                None => self.pass_left(now) + after_pass,
                 Some(at) => {
                     let since = now.saturating_duration_since(at).as_secs_f64();
                     (after_pass - since).max(since / 20.0)
@@ -386,10 +410,11 @@ impl TierProgress for Reporter {
     fn advance(&self, units: u64) {
         self.inc(units);
         if let Some(bar) = self.bar.lock().expect("progress lock").as_ref() {
-            self.clock
-                .lock()
-                .expect("progress lock")
-                .pass_progress(bar.position(), bar.length().unwrap_or(0));
+            self.clock.lock().expect("progress lock").pass_progress(
+                bar.position(),
+                bar.length().unwrap_or(0),
+                Instant::now(),
+            );
         }
     }
 
@@ -488,28 +513,30 @@ mod tests {
 
     #[test]
     fn the_eta_follows_the_successor_pass_once_it_has_run_a_while() {
-        // One tier estimated at 100 s that will take 200: a 100 s pass, then 100 s more
-        // (the pass half the tier, as assumed before any tier measured it).
+        // One tier estimated at 100 s.
         let mut c = RunClock::new(&[1000], Duration::from_secs(100));
         let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
         c.phase_started("successors", 1000, 0, t);
-        // Too early to trust the pace: the estimate.
-        c.pass_progress(10, 1000);
-        assert_eq!(c.eta(t + Duration::from_millis(500)).as_millis(), 99_500);
-        // 10% of the pass in 10 s: 90 s of pass left, then the other half of the tier.
-        c.pass_progress(100, 1000);
-        let at = |secs: u64| c.eta(t + Duration::from_secs(secs)).as_secs_f64();
-        assert!((at(10) - (90.0 + 100.0 * (1.0 / PASS_SHARE - 1.0))).abs() < 1e-6);
-        // The pass ends at 100 s; the next phase counts down what is left of the tier.
-        c.pass_progress(1000, 1000);
-        c.phase_started("predecessors", 10, 0, t + Duration::from_secs(100));
-        let after = 100.0 * (1.0 / PASS_SHARE - 1.0);
-        assert!((c.eta(t + Duration::from_secs(130)).as_secs_f64() - (after - 30.0)).abs() < 1e-6);
+        // The pass reports first after 2 s of setup (its copies of the lower tiers): too
+        // early to trust a pace, so the estimate.
+        c.pass_progress(10, 1000, at(2.0));
+        assert!((c.eta(at(2.5)).as_secs_f64() - 97.5).abs() < 1e-6);
+        // 10% more in 10 s: a whole pass takes 2 + 100 s; 89 s of it are left, then the
+        // rest of the tier by the pass's share (one half before any tier measured it).
+        c.pass_progress(110, 1000, at(12.0));
+        let whole = 102.0;
+        let after = whole * (1.0 / PASS_SHARE - 1.0);
+        assert!((c.eta(at(12.0)).as_secs_f64() - (89.0 + after)).abs() < 1e-6);
+        // The pass ends at 102 s; the next phase counts down what is left of the tier.
+        c.pass_progress(1000, 1000, at(102.0));
+        c.phase_started("predecessors", 10, 0, at(102.0));
+        assert!((c.eta(at(130.0)).as_secs_f64() - (after - 28.0)).abs() < 1e-6);
         // Past it, the tier is taken as nearly done.
-        let late = c.eta(t + Duration::from_secs(300)).as_secs_f64();
-        assert!((late - 200.0 / 20.0).abs() < 1e-6, "{late}");
-        // The tier took 250 s: its pass was 40% of it, the share the next tier's ETA takes.
-        c.tier_finished(1000, Duration::from_secs(250));
+        let late = c.eta(at(300.0)).as_secs_f64();
+        assert!((late - 198.0 / 20.0).abs() < 1e-6, "{late}");
+        // The tier took 255 s: its pass was 40% of it, the share the next tier's ETA takes.
+        c.tier_finished(1000, Duration::from_secs(255));
         assert!((c.pass_share - 0.4).abs() < 1e-9);
     }
 
@@ -518,13 +545,17 @@ mod tests {
         // Two tiers of 100 and 900 positions, 100 s estimated: 10 s and 90 s.
         let mut c = RunClock::new(&[100, 900], Duration::from_secs(100));
         let t = c.tier_start;
-        // A resumed pass (half done) going at 5% per second: 20 s a whole pass, so the tier
-        // takes 40 s at a share of one half, four times its estimate, and so will the next.
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        // A resumed pass (half done) reporting first after 1 s, then going at 5% a second: a
+        // whole pass is 1 + 20 s, so the tier takes 42 s at a share of one half, 4.2 times
+        // its estimate, and so will the next.
         c.phase_started("successors", 100, 50, t);
-        c.pass_progress(60, 100);
-        let eta = c.eta(t + Duration::from_secs(2)).as_secs_f64();
+        c.pass_progress(55, 100, at(1.0));
+        c.pass_progress(65, 100, at(3.0));
+        let eta = c.eta(at(3.0)).as_secs_f64();
+        let whole = 21.0;
         let expected =
-            20.0 * 0.4 + 20.0 * (1.0 / PASS_SHARE - 1.0) + 90.0 * 4.0 * (0.5 / PASS_SHARE);
+            0.35 * 20.0 + whole * (1.0 / PASS_SHARE - 1.0) + 90.0 * whole / PASS_SHARE / 10.0;
         assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
         // A resumed pass does not set the share.
         c.tier_finished(100, Duration::from_secs(40));
