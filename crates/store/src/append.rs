@@ -30,7 +30,9 @@ pub struct Committed {
 }
 
 struct Inner {
-    file: File,
+    /// The open file, or `None` while it is closed to keep the process within its limit of
+    /// open files ([`open_limit`]); reopened at the end of what was written when needed.
+    file: Option<File>,
     buf: Vec<u8>,
     /// Keep appended bytes in memory until a commit or flush.
     hold: bool,
@@ -43,6 +45,34 @@ struct Inner {
     /// the start of a whole record of the log's own format, so the log can be cut there
     /// into runs that readers take side by side ([`AppendLog::with_runs`]).
     marks: Vec<u64>,
+}
+
+/// Log files open now, of all logs.
+static OPEN: AtomicU64 = AtomicU64::new(0);
+
+/// Open log files beyond which a log closes its file once it has written its buffer: a tier
+/// out of core has a due log per (level, range), 200,000 of them for Kigogo's 9-seed tier
+/// (904 ranges, levels up to 250), far beyond the process's limit of open files (often 1,024
+/// or 20,000, which only root can raise). A quarter of that limit, leaving the rest to the
+/// tables, predecessor files and the other logs.
+fn open_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the struct it is given.
+        let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } == 0 {
+            // `rlim_t` is not 64 bits on every platform.
+            #[allow(clippy::unnecessary_cast)]
+            let soft = r.rlim_cur as u64;
+            soft
+        } else {
+            1024
+        };
+        crate::fault::open_log_limit().unwrap_or((soft / 4).max(16))
+    })
 }
 
 /// Least bytes between two [`Inner::marks`].
@@ -80,10 +110,11 @@ impl AppendLog {
             .truncate(true)
             .open(path)
             .map_err(|e| Error::io(path, e))?;
+        OPEN.fetch_add(1, Ordering::Relaxed);
         Ok(AppendLog {
             path: path.to_path_buf(),
             inner: Mutex::new(Inner {
-                file,
+                file: Some(file),
                 buf: Vec::new(),
                 hold: false,
                 written: 0,
@@ -129,10 +160,11 @@ impl AppendLog {
         }
         file.set_len(c.len).map_err(io)?;
         file.seek(SeekFrom::Start(c.len)).map_err(io)?;
+        OPEN.fetch_add(1, Ordering::Relaxed);
         Ok(AppendLog {
             path: path.to_path_buf(),
             inner: Mutex::new(Inner {
-                file,
+                file: Some(file),
                 buf: Vec::new(),
                 hold: false,
                 written: c.len,
@@ -177,7 +209,8 @@ impl AppendLog {
         }
         // SAFETY: work files belong to this run (the run lock keeps others out) and nothing
         // appends while the lock guard is held.
-        let map = unsafe { memmap2::Mmap::map(&g.file) }.map_err(|e| Error::io(&self.path, e))?;
+        let file = Self::file(&mut g, &self.path)?;
+        let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(&self.path, e))?;
         Ok(f(&map))
     }
 
@@ -199,10 +232,11 @@ impl AppendLog {
             return Ok(f(&mut &g.buf[..]));
         }
         Self::write_buf(&mut g, &self.path)?;
+        let end = g.written;
         let at = ReadAt {
-            file: &g.file,
+            file: Self::file(&mut g, &self.path)?,
             pos: 0,
-            end: g.written,
+            end,
         };
         Ok(f(&mut std::io::BufReader::with_capacity(1 << 20, at)))
     }
@@ -223,7 +257,7 @@ impl AppendLog {
         }
         Self::write_buf(&mut g, &self.path)?;
         let runs = runs_at(&g.marks, g.written, parts);
-        Ok(Some(f(&g.file, &runs)))
+        Ok(Some(f(Self::file(&mut g, &self.path)?, &runs)))
     }
 
     /// Deletes the log's file (emptied first, so its disk is freed even while the handle
@@ -234,7 +268,9 @@ impl AppendLog {
             BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
         }
         g.buf = Vec::new();
-        g.file.set_len(0).map_err(|e| Error::io(&self.path, e))?;
+        if let Some(file) = &g.file {
+            file.set_len(0).map_err(|e| Error::io(&self.path, e))?;
+        }
         match std::fs::remove_file(&self.path) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&self.path, e)),
             _ => Ok(()),
@@ -254,10 +290,11 @@ impl AppendLog {
             // into the buffer first would only cost a copy and fresh pages.
             Self::write_buf(&mut g, &self.path)?;
             crate::fault::check_write(bytes.len(), &self.path)?;
-            g.file
+            Self::file(&mut g, &self.path)?
                 .write_all(bytes)
                 .map_err(|e| Error::io(&self.path, e))?;
             g.written += bytes.len() as u64;
+            Self::close_if_many(&mut g);
             return Ok(());
         }
         g.buf.extend_from_slice(bytes);
@@ -266,9 +303,35 @@ impl AppendLog {
                 BUFFERED.fetch_add(bytes.len() as u64, Ordering::Relaxed) + bytes.len() as u64;
             if g.buf.len() >= BUF || all > ALL_BUFFERS {
                 Self::write_buf(&mut g, &self.path)?;
+                Self::close_if_many(&mut g);
             }
         }
         Ok(())
+    }
+
+    /// The log's open file, reopened (at the end of what was written) if it was closed.
+    fn file<'g>(g: &'g mut Inner, path: &Path) -> Result<&'g File> {
+        if g.file.is_none() {
+            let io = |e| Error::io(path, e);
+            let mut file = super::open_no_follow()
+                .read(true)
+                .write(true)
+                .open(path)
+                .map_err(io)?;
+            file.seek(SeekFrom::Start(g.written)).map_err(io)?;
+            OPEN.fetch_add(1, Ordering::Relaxed);
+            g.file = Some(file);
+        }
+        Ok(g.file.as_ref().expect("opened above"))
+    }
+
+    /// Closes the file of a log with nothing buffered while more log files are open than
+    /// [`open_limit`] allows (a log holding its bytes keeps its file: it is read from memory).
+    fn close_if_many(g: &mut Inner) {
+        if g.buf.is_empty() && g.file.is_some() && OPEN.load(Ordering::Relaxed) > open_limit() {
+            g.file = None;
+            OPEN.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 
     /// Writes the buffer and frees its memory (an idle log holds none).
@@ -276,8 +339,10 @@ impl AppendLog {
         if g.buf.is_empty() {
             return Ok(());
         }
+        crate::fault::check_write(g.buf.len(), path)?;
+        Self::file(g, path)?;
         let Inner { file, buf, .. } = g;
-        crate::fault::check_write(buf.len(), path)?;
+        let file = file.as_mut().expect("opened above");
         file.write_all(buf).map_err(|e| Error::io(path, e))?;
         g.written += g.buf.len() as u64;
         if !g.hold {
@@ -298,8 +363,11 @@ impl AppendLog {
         let mut g = self.inner.lock().expect("log lock");
         Self::write_buf(&mut g, &self.path)?;
         if g.synced != g.written || g.written == 0 {
-            g.file.sync_data().map_err(|e| Error::io(&self.path, e))?;
+            Self::file(&mut g, &self.path)?
+                .sync_data()
+                .map_err(|e| Error::io(&self.path, e))?;
             g.synced = g.written;
+            Self::close_if_many(&mut g);
         }
         Ok(Committed {
             len: g.written,
@@ -376,6 +444,9 @@ impl Drop for AppendLog {
             if !g.hold {
                 BUFFERED.fetch_sub(g.buf.len() as u64, Ordering::Relaxed);
             }
+            if g.file.take().is_some() {
+                OPEN.fetch_sub(1, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -383,6 +454,45 @@ impl Drop for AppendLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Closes `log`'s file as [`AppendLog::close_if_many`] does beyond the limit.
+    fn close(log: &AppendLog) {
+        let mut g = log.inner.lock().unwrap();
+        AppendLog::write_buf(&mut g, &log.path).unwrap();
+        if g.file.take().is_some() {
+            OPEN.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn a_log_whose_file_was_closed_reopens_it_at_its_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("log");
+        let log = AppendLog::create(&path).unwrap();
+        log.append(b"abc").unwrap();
+        close(&log);
+        log.append(b"def").unwrap();
+        let c = log.commit().unwrap();
+        close(&log);
+        log.append(&vec![7u8; BUF]).unwrap();
+        close(&log);
+        let mut want = b"abcdef".to_vec();
+        want.extend(vec![7u8; BUF]);
+        assert_eq!(log.with_bytes(|b| b.to_vec()).unwrap(), want);
+        close(&log);
+        let mut read = Vec::new();
+        log.with_reader(|r| r.read_to_end(&mut read))
+            .unwrap()
+            .unwrap();
+        assert_eq!(read, want);
+        // The commit taken between closes names the first six bytes.
+        drop(log);
+        let resumed = AppendLog::resume(&path, c).unwrap();
+        assert_eq!(resumed.with_bytes(|b| b.to_vec()).unwrap(), b"abcdef");
+        close(&resumed);
+        resumed.discard().unwrap();
+        assert!(!path.exists());
+    }
 
     #[test]
     fn held_logs_serve_reads_from_memory_and_write_on_commit() {

@@ -50,6 +50,13 @@ pub fn message_budget() -> Option<u64> {
     *V.get_or_init(|| env_u64("BAWO_MESSAGE_BUDGET"))
 }
 
+/// Open log files beyond which logs close their files between writes, if a test sets it
+/// (so that a small solve reopens its logs as a large one does).
+pub fn open_log_limit() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_OPEN_LOGS"))
+}
+
 /// The bytes of cells an out-of-core attractor holds in memory, if a test sets it (so that
 /// some ranges are held and others not in a tier small enough for a test).
 pub fn held_cells() -> Option<u64> {

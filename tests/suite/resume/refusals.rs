@@ -73,6 +73,28 @@ fn leftovers_of_a_killed_run_are_ignored() {
 }
 
 #[test]
+fn logs_that_close_their_files_between_writes_give_the_same_tables() {
+    // A large tier has more due logs than the process may hold open files (Kigogo's 9-seed
+    // tier: 200,000 of them against a limit of 20,000), so past a limit the logs close their
+    // files between writes and reopen them at their end. With a limit of one, every log of
+    // this run does, through a kill and a resume: the same tables as a run that never closes.
+    let inst = N2_RANGES;
+    let few = [("BAWO_OPEN_LOGS", "1".to_string())];
+    let root = scratch();
+    let clean = solve_clean(inst, root.path());
+    let whole = root.path().join("whole");
+    assert_ok(
+        &bawo_env(&inst.solve(&whole), &few),
+        "a run closing its logs",
+    );
+    assert_same_solve(&clean, &whole, "a run closing its logs");
+    let dir = root.path().join("killed");
+    assert!(aborted_with(&inst.solve(&dir), inst.tiers() + 3, &few));
+    assert_ok(&bawo_env(&inst.resume(&dir), &few), "resume");
+    assert_same_solve(&clean, &dir, "a killed run closing its logs, resumed");
+}
+
+#[test]
 fn stale_spilled_messages_of_a_killed_run_are_not_replayed() {
     // With a small message budget the attractor spills level messages to `msgs-R.tmp` files; a
     // run killed (or out of disk space) between a spill and the level's end leaves them behind.
