@@ -11,9 +11,10 @@
 //! | `BAWO_WIDE_ABOVE=positions`      | tiers larger than that store 40-bit predecessor sources, as tiers of more than 2^32 positions do |
 //! | `BAWO_FREE_DISK=bytes`           | the free disk the solver's check before a run sees, whatever the filesystem says |
 //! | `BAWO_NO_KEYS=1`                 | predecessor lists store whole indices where the game would name sources by keys |
+//! | `BAWO_OPEN_LOGS=n`               | append logs close their files between writes once more than n are open |
 //! | `BAWO_RANK_KEYS=1`               | keys are ranks of mover halves (3 or 4 bytes), as earlier builds stored them, not places in lists of moved halves |
 //!
-//! The last six reach, in a tier small enough for a test, paths that only large tiers or
+//! The last seven reach, in a tier small enough for a test, paths that only large tiers or
 //! full disks take otherwise. They are read once; without them nothing here costs more than a
 //! relaxed atomic load.
 

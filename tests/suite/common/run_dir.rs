@@ -63,6 +63,11 @@ pub fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
+/// The bytes of every file under `dir` (0 where it does not exist).
+pub fn dir_size(dir: &Path) -> u64 {
+    snapshot(dir).values().map(|b| b.len() as u64).sum()
+}
+
 /// The arguments of `bawo solve` with the game's flags `game`, into `dir`, then `extra`.
 pub fn solve_args(game: &[&str], dir: &Path, extra: &[&str]) -> Vec<String> {
     let mut a = vec!["solve".to_string()];

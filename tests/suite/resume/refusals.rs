@@ -493,3 +493,36 @@ fn two_runs_may_share_a_tmp_directory() {
         "work files left in --tmp"
     );
 }
+
+#[test]
+fn a_resumed_run_counts_its_own_work_files_as_disk_it_holds() {
+    // The disk check before a resume compares what the run still needs with the free space.
+    // The tier in progress's work files are in both: the model's need counts them, and the
+    // free space has already lost them. Regression: a Kigogo 9-seed run stopped in its largest
+    // tier was refused on resume, "needing" 71.9 GB with 61.7 GB free while 16 GB of that
+    // need were its own work files.
+    let inst = N2_RANGES;
+    let root = scratch();
+    let (_, dir) = mid_phase_runs(inst, root.path())
+        .into_iter()
+        .max_by_key(|(_, d)| run_dir::dir_size(&d.join("work")))
+        .unwrap();
+    let held = run_dir::dir_size(&dir.join("work"));
+    let fresh = root.path().join("fresh");
+    let mut dry = inst.solve(&fresh);
+    dry.extend(strings(&["--dry-run", "--json"]));
+    let peak = common::cli::json(&bawo(&dry))["peak_disk"]
+        .as_u64()
+        .unwrap();
+    assert!(held > 0 && held < peak, "held {held}, peak {peak}");
+    let free = |bytes: u64| [("BAWO_FREE_DISK", bytes.to_string())];
+    // Too little even counting what it holds: refused, nothing touched.
+    let before = snapshot(&dir);
+    let out = bawo_env(&inst.resume(&dir), &free((peak - held) / 8));
+    assert_fails(&out, 1, "not enough free disk", "a resume short of disk");
+    assert_eq!(before, snapshot(&dir), "a refused resume changed the run");
+    // The whole run's peak less what it holds is free: it fits, and resumes.
+    let clean = solve_clean(inst, root.path());
+    assert_ok(&bawo_env(&inst.resume(&dir), &free(peak - held)), "resume");
+    assert_same_solve(&clean, &dir, "a resume counting its own work files");
+}

@@ -385,13 +385,24 @@ fn check_disk(
     cfg: &SolveConfig,
     retires: bool,
 ) -> Result<()> {
-    let finished: Vec<Tier> = match Manifest::load(&cfg.out) {
-        Ok(Some(m)) if !cfg.force => m.tiers.iter().map(|r| r.tier).collect(),
-        _ => Vec::new(),
+    let manifest = match Manifest::load(&cfg.out) {
+        Ok(Some(m)) if !cfg.force => Some(m),
+        _ => None,
     };
+    let finished: Vec<Tier> = manifest
+        .iter()
+        .flat_map(|m| m.tiers.iter().map(|r| r.tier))
+        .collect();
     let retires_last = retires && !cfg.keep_tables;
-    let need =
+    let mut need =
         crate::plan::space::disk_need(shapes, plan, &|t| finished.contains(&t), retires_last);
+    // A resumed tier's work files are on disk already: the model counts them in its need, and
+    // the free space no longer holds them.
+    if manifest.is_some_and(|m| m.current.is_some()) {
+        let held = crate::plan::disk::dir_bytes(&work_root(cfg)?);
+        need.out = need.out.saturating_sub(held);
+        need.work = need.work.saturating_sub(held);
+    }
     let work = cfg.tmp.clone().unwrap_or_else(|| cfg.out.join("work"));
     crate::plan::space::check(need, &cfg.out, &work)
 }
