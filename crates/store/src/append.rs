@@ -111,9 +111,9 @@ impl AppendLog {
             .open(path)
             .map_err(|e| Error::io(path, e))?;
         OPEN.fetch_add(1, Ordering::Relaxed);
-        Ok(AppendLog {
-            path: path.to_path_buf(),
-            inner: Mutex::new(Inner {
+        Ok(Self::opened(
+            path,
+            Inner {
                 file: Some(file),
                 buf: Vec::new(),
                 hold: false,
@@ -121,8 +121,18 @@ impl AppendLog {
                 synced: 0,
                 crc: crc32fast::Hasher::new(),
                 marks: Vec::new(),
-            }),
-        })
+            },
+        ))
+    }
+
+    /// The log of a file just opened: closed again at once where too many are open (a resumed
+    /// run reopens every log its checkpoint names, tens of thousands of them out of core).
+    fn opened(path: &Path, mut inner: Inner) -> AppendLog {
+        Self::close_if_many(&mut inner);
+        AppendLog {
+            path: path.to_path_buf(),
+            inner: Mutex::new(inner),
+        }
     }
 
     /// Reopens a log at its committed state: the prefix must match `c`, the rest is cut off.
@@ -161,9 +171,9 @@ impl AppendLog {
         file.set_len(c.len).map_err(io)?;
         file.seek(SeekFrom::Start(c.len)).map_err(io)?;
         OPEN.fetch_add(1, Ordering::Relaxed);
-        Ok(AppendLog {
-            path: path.to_path_buf(),
-            inner: Mutex::new(Inner {
+        Ok(Self::opened(
+            path,
+            Inner {
                 file: Some(file),
                 buf: Vec::new(),
                 hold: false,
@@ -176,8 +186,8 @@ impl AppendLog {
                 } else {
                     vec![0, c.len]
                 },
-            }),
-        })
+            },
+        ))
     }
 
     /// The log's file.

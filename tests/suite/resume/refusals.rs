@@ -526,3 +526,39 @@ fn a_resumed_run_counts_its_own_work_files_as_disk_it_holds() {
     assert_ok(&bawo_env(&inst.resume(&dir), &free(peak - held)), "resume");
     assert_same_solve(&clean, &dir, "a resume counting its own work files");
 }
+
+#[test]
+fn a_run_naming_more_logs_than_it_may_open_files_resumes() {
+    // A resume reopens every log its checkpoint names (Kigogo 9's attractor: 85,000 due logs
+    // against a limit of 20,000 open files). Regression: the resume held each one open and
+    // stopped with "Too many open files"; past a quarter of the limit they close again at once.
+    const LIMIT: usize = 48;
+    // Kigogo's 4-seed tier: 249,900 stored positions in 16 ranges, levels up to 97.
+    let inst = Instance {
+        game: &["--game", "kigogo", "--seeds", "4"],
+        range_bits: Some("14"),
+    };
+    let root = scratch();
+    let clean = solve_clean(inst, root.path());
+    let (_, dir) = mid_phase_runs(inst, root.path())
+        .into_iter()
+        .max_by_key(|(_, d)| checkpoint_of(d).map_or(0, |c| c.logs.len()))
+        .unwrap();
+    let logs = checkpoint_of(&dir).unwrap().logs.len();
+    assert!(logs > LIMIT, "the checkpoint names only {logs} logs");
+    let mut resume = Command::new("sh");
+    resume
+        .arg("-c")
+        .arg(format!("ulimit -n {LIMIT} && exec \"$@\""))
+        .arg("sh")
+        .arg(common::cli::BIN)
+        .args(inst.resume(&dir))
+        .env_remove("BAWO_OPEN_LOGS")
+        .stdin(std::process::Stdio::null());
+    let out = resume.output().unwrap();
+    assert_ok(
+        &out,
+        &format!("a resume naming {logs} logs with {LIMIT} files"),
+    );
+    assert_same_solve(&clean, &dir, "a resume of more logs than open files");
+}
