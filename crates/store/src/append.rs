@@ -75,6 +75,15 @@ fn open_limit() -> u64 {
     })
 }
 
+/// A log's existing file, opened to read and append (never through a symlink).
+fn open_existing(path: &Path) -> Result<File> {
+    super::open_no_follow()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))
+}
+
 /// Least bytes between two [`Inner::marks`].
 const MARK_EVERY: u64 = 1 << 20;
 
@@ -138,11 +147,7 @@ impl AppendLog {
     /// Reopens a log at its committed state: the prefix must match `c`, the rest is cut off.
     pub fn resume(path: &Path, c: Committed) -> Result<AppendLog> {
         let io = |e| Error::io(path, e);
-        let mut file = super::open_no_follow()
-            .read(true)
-            .write(true)
-            .open(path)
-            .map_err(io)?;
+        let mut file = open_existing(path)?;
         let actual = file.metadata().map_err(io)?.len();
         if actual < c.len {
             return Err(Error::corrupt(
@@ -322,13 +327,9 @@ impl AppendLog {
     /// The log's open file, reopened (at the end of what was written) if it was closed.
     fn file<'g>(g: &'g mut Inner, path: &Path) -> Result<&'g File> {
         if g.file.is_none() {
-            let io = |e| Error::io(path, e);
-            let mut file = super::open_no_follow()
-                .read(true)
-                .write(true)
-                .open(path)
-                .map_err(io)?;
-            file.seek(SeekFrom::Start(g.written)).map_err(io)?;
+            let mut file = open_existing(path)?;
+            file.seek(SeekFrom::Start(g.written))
+                .map_err(|e| Error::io(path, e))?;
             OPEN.fetch_add(1, Ordering::Relaxed);
             g.file = Some(file);
         }

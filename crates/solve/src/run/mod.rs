@@ -399,7 +399,7 @@ fn check_disk(
     // A resumed tier's work files are on disk already: the model counts them in its need, and
     // the free space no longer holds them.
     if manifest.is_some_and(|m| m.current.is_some()) {
-        let held = crate::plan::disk::dir_bytes(&work_root(cfg)?);
+        let held = dir_bytes(&work_root(cfg)?);
         need.out = need.out.saturating_sub(held);
         need.work = need.work.saturating_sub(held);
     }
