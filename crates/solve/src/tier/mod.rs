@@ -54,7 +54,7 @@ use crate::tier::held::HeldCells;
 use crate::tier::pass::{pass_block, EdgesOut};
 use crate::tier::pass_tables::PassTables;
 use crate::work::edgelog;
-use crate::work::graph::{key_bytes, moved_key_bytes, EdgeCodec, Preds};
+use crate::work::graph::{key_bytes, moved_key_bytes, BuildSpare, EdgeCodec, PackedEdge, Preds};
 use crate::work::predwrite::PredWriter;
 use crate::work::{LogName, Slot, WorkFile};
 use bawo_games::clock::{Spent, Stopwatch};
@@ -558,9 +558,18 @@ impl<'g, G: Game> Job<'g, G> {
         // of the tier's ([`crate::plan::space::LOG_SHARE_PER_CHECKPOINT`]) and after the last
         // range: the disk holds at most that share beside the predecessor files
         // ([`crate::plan::space::tier_disk`] counts it).
+        //
+        // With a writer beside, the checkpoint is taken when range `r` is handed to it, the
+        // range before written and synced: it names the ranges before `r` and keeps `r`'s
+        // edge log, so `r`'s file is written while the next range is built. (Taken after
+        // `r`'s file was done, it made every build wait for the disk in tiers of a few
+        // ranges, where each range's logs pass the share.)
         let all_edges: u64 = self.edge_logs.iter().map(AppendLog::len).sum();
+        let share = all_edges.div_ceil(crate::plan::space::LOG_SHARE_PER_CHECKPOINT);
+        let beside = write_beside && !self.resident;
         let mut built_edges = 0u64;
         let mut writer = PredWriter::default();
+        let mut spare = BuildSpare::default();
         while (self.st.next as usize) < self.ranges {
             let r = self.st.next as usize;
             let log = &self.edge_logs[r];
@@ -574,20 +583,25 @@ impl<'g, G: Game> Job<'g, G> {
             // appends the log marked in its file (each append is one piece), each run read
             // with its own buffer.
             let parts = 4 * rayon::current_num_threads();
+            if let Some(lists) = writer.take_written() {
+                spare.give(lists);
+            }
             let held = log.with_memory(|bytes| -> Result<Preds> {
                 let runs = edgelog::split(&path, bytes, parts)?;
-                Preds::build_parts(len, codec, runs.len(), &|k, f| {
+                let read = |k: usize, f: &mut dyn FnMut(&[PackedEdge])| {
                     edgelog::for_each(codec, len, &path, &mut &bytes[runs[k].clone()], f)
-                })
+                };
+                Preds::build_parts(len, codec, runs.len(), &read, &mut spare)
             });
             let preds = match held {
                 Some(preds) => preds?,
                 None => log
                     .with_runs(parts, |file, runs| {
-                        Preds::build_parts(len, codec, runs.len(), &|k, f| {
+                        let read = |k: usize, f: &mut dyn FnMut(&[PackedEdge])| {
                             let mut rd = bawo_store::append::reader_at(file, runs[k].clone());
                             edgelog::for_each(codec, len, &path, &mut rd, f)
-                        })
+                        };
+                        Preds::build_parts(len, codec, runs.len(), &read, &mut spare)
                     })?
                     .ok_or_else(|| {
                         Error::Internal(format!("range {r}'s edge log is neither held nor written"))
@@ -598,10 +612,15 @@ impl<'g, G: Game> Job<'g, G> {
                 // finish without one): hashing the lists costs a tenth of building them.
                 self.preds_mem[r] = Some((preds, false));
                 Checksum(0)
-            } else if write_beside {
-                // Its checksum is filled in when the writer is done, before any checkpoint.
+            } else if beside {
+                // Its checksum is filled in when the writer is done, before any checkpoint
+                // names it.
                 let done = writer.start(r, preds, self.path(WorkFile::Preds(r)))?;
                 self.written_preds(done);
+                if built_edges >= share || ckpt.due() {
+                    self.checkpoint(ckpt)?;
+                    built_edges = 0;
+                }
                 Checksum(0)
             } else {
                 let sum = preds.write(&self.path(WorkFile::Preds(r)), false)?;
@@ -615,12 +634,12 @@ impl<'g, G: Game> Job<'g, G> {
             self.note_disk(0);
             built_edges += log_bytes;
             let last = self.st.next as usize == self.ranges;
-            if (!self.resident
-                && (last
-                    || built_edges
-                        >= all_edges.div_ceil(crate::plan::space::LOG_SHARE_PER_CHECKPOINT)))
-                || ckpt.due()
-            {
+            let now = if beside {
+                last
+            } else {
+                (!self.resident && (last || built_edges >= share)) || ckpt.due()
+            };
+            if now {
                 let done = writer.finish()?;
                 self.written_preds(done);
                 self.checkpoint(ckpt)?;

@@ -97,6 +97,43 @@ fn check_edge_count(edges: u64) -> Result<()> {
     Ok(())
 }
 
+/// Buffers one range's build leaves to the next: the grouped edges, and lists already written
+/// whose vectors the next build of the same width fills again.
+///
+/// A range's buffers are hundreds of megabytes (the grouped edges 8 bytes each), far above
+/// the allocator's threshold for mapping fresh memory, so each build mapped them anew and
+/// the kernel zeroed every page before the build wrote it: on n = 4, 17 seeds that zeroing
+/// was 40% of the predecessor phase's processor time. Built in turn, the ranges reuse them.
+#[derive(Debug, Default)]
+pub struct BuildSpare {
+    /// Grouped edges, as long as the largest range built so far needed.
+    grouped: Vec<PackedEdge>,
+    /// A range's lists whose file is written, their vectors for the next build.
+    lists: Option<Preds>,
+}
+
+impl BuildSpare {
+    /// Hands over lists whose file is written: the next build reuses their vectors.
+    pub fn give(&mut self, lists: Preds) {
+        self.lists = Some(lists);
+    }
+}
+
+/// A vector of `n` elements that a build then writes every one of: `old` cut or grown to
+/// `n` where its capacity holds it (no fresh pages to fault in and zero), else a new one.
+fn reused<T: Copy + Send + Sync>(old: Option<Vec<T>>, n: usize, value: T) -> Vec<T> {
+    match old {
+        Some(mut v) if v.capacity() >= n => {
+            v.resize(n, value);
+            v
+        }
+        old => {
+            drop(old);
+            crate::work::huge::filled(n, value)
+        }
+    }
+}
+
 /// Predecessor lists of one range, borrowed (from a [`PredRange`] or a mapped file).
 #[derive(Clone, Copy, Debug)]
 pub struct PredView<'a, S: Source = u32> {
@@ -205,11 +242,16 @@ impl<S: Source> PredRange<S> {
     /// in place in parallel, twice read as by [`PredRange::build_streamed`], so what is held
     /// is the same (the grouped edges and the result); sources follow the parts' order, then
     /// each part's, so the lists are the ones a single reading in that order builds.
+    ///
+    /// `grouped` is a buffer the build may reuse, and `old` lists whose vectors it may fill
+    /// ([`BuildSpare`]): the result is the same with or without them.
     pub fn build_parts(
         len: usize,
         codec: EdgeCodec,
         parts: usize,
         read: PartSource<'_>,
+        grouped: &mut Vec<PackedEdge>,
+        old: Option<PredRange<S>>,
     ) -> Result<PredRange<S>> {
         use rayon::prelude::*;
         let subs = (len >> SUB_BITS) + 1;
@@ -226,7 +268,11 @@ impl<S: Source> PredRange<S> {
         check_edge_count(total)?;
         // Where each part's edges of each sub-range start in the grouped array.
         let (starts, sub_start) = group_starts(&counts, subs);
-        let mut grouped = crate::work::huge::filled(total as usize, 0u64);
+        // Every slot below `total` is written below (each part checks it wrote its own).
+        if grouped.len() < total as usize {
+            *grouped = reused(Some(std::mem::take(grouped)), total as usize, 0);
+        }
+        let grouped = &mut grouped[..total as usize];
         {
             let out = SharedSlice(grouped.as_mut_ptr());
             let out = &out;
@@ -260,7 +306,7 @@ impl<S: Source> PredRange<S> {
                 })
                 .collect::<Result<()>>()?;
         }
-        Ok(Self::sort_groups(len, &grouped, &sub_start, codec))
+        Ok(Self::sort_groups_into(len, grouped, &sub_start, codec, old))
     }
 
     /// Counting-sorts each sub-range of `grouped` (edges whose targets lie in sub-range `s`
@@ -271,9 +317,23 @@ impl<S: Source> PredRange<S> {
         sub_start: &[usize],
         codec: EdgeCodec,
     ) -> PredRange<S> {
+        Self::sort_groups_into(len, grouped, sub_start, codec, None)
+    }
+
+    /// [`PredRange::sort_groups`] into `old`'s vectors where it has them: every offset after
+    /// the first and every source is written, so what they held does not matter.
+    fn sort_groups_into(
+        len: usize,
+        grouped: &[PackedEdge],
+        sub_start: &[usize],
+        codec: EdgeCodec,
+        old: Option<PredRange<S>>,
+    ) -> PredRange<S> {
         use rayon::prelude::*;
-        let mut offsets = crate::work::huge::filled(len + 1, 0u32);
-        let mut sources = crate::work::huge::filled(grouped.len(), S::default());
+        let (old_offsets, old_sources) = old.map(|o| (o.offsets, o.sources)).unzip();
+        let mut offsets = reused(old_offsets, len + 1, 0u32);
+        offsets[0] = 0;
+        let mut sources = reused(old_sources, grouped.len(), S::default());
         let src = SharedSlice(sources.as_mut_ptr());
         offsets[1..]
             .par_chunks_mut(1 << SUB_BITS)
@@ -369,6 +429,26 @@ pub enum Preds {
     Wide(PredRange<U40>),
 }
 
+/// The lists of one width out of a [`Preds`], for a build of that width to reuse.
+trait ListsOf: Source {
+    /// `lists` where they are of this width.
+    fn lists_of(lists: Option<Preds>) -> Option<PredRange<Self>>;
+}
+
+macro_rules! lists_of {
+    ($($s:ty => $variant:ident),*) => {$(
+        impl ListsOf for $s {
+            fn lists_of(lists: Option<Preds>) -> Option<PredRange<Self>> {
+                match lists {
+                    Some(Preds::$variant(p)) => Some(p),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+lists_of!(u8 => Byte, U16 => Pair, U24 => Short, u32 => Narrow, U40 => Wide);
+
 /// A borrowed [`Preds`].
 #[derive(Clone, Copy, Debug)]
 pub enum PredsView<'a> {
@@ -423,14 +503,19 @@ impl Preds {
         Ok(in_width!(codec, S => PredRange::<S>::build_streamed(len, codec, edges)?))
     }
 
-    /// [`PredRange::build_parts`] in the codec's width.
+    /// [`PredRange::build_parts`] in the codec's width, reusing `spare`'s buffers.
     pub fn build_parts(
         len: usize,
         codec: EdgeCodec,
         parts: usize,
         read: PartSource<'_>,
+        spare: &mut BuildSpare,
     ) -> Result<Preds> {
-        Ok(in_width!(codec, S => PredRange::<S>::build_parts(len, codec, parts, read)?))
+        let old = spare.lists.take();
+        let grouped = &mut spare.grouped;
+        Ok(in_width!(codec, S => PredRange::<S>::build_parts(
+            len, codec, parts, read, grouped, S::lists_of(old)
+        )?))
     }
 
     /// A borrowed view of the lists.

@@ -9,6 +9,8 @@
 //! range's build, which the memory plan grants only where it fits
 //! ([`crate::plan::budget::TierPlan::write_beside`]). One range is written at a time: the next
 //! handoff waits for it, and so does every checkpoint, which then finds the files synced.
+//! The lists written come back ([`PredWriter::take_written`]), for the next build to fill
+//! their vectors again ([`crate::work::graph::BuildSpare`]).
 
 use std::path::PathBuf;
 use std::thread::JoinHandle;
@@ -17,10 +19,14 @@ use crate::work::graph::Preds;
 use bawo_games::error::{Error, Result};
 use bawo_store::Checksum;
 
-/// The range being written, if any.
+/// A writer thread: the file's checksum and the lists it wrote.
+type Writing = JoinHandle<Result<(Checksum, Preds)>>;
+
+/// The range being written, if any, and the lists last written.
 #[derive(Default)]
 pub struct PredWriter {
-    pending: Option<(usize, JoinHandle<Result<Checksum>>)>,
+    pending: Option<(usize, Writing)>,
+    written: Option<Preds>,
 }
 
 impl PredWriter {
@@ -35,7 +41,7 @@ impl PredWriter {
         let before = self.finish()?;
         let handle = std::thread::Builder::new()
             .name(format!("preds-{r}"))
-            .spawn(move || preds.write(&path, true))
+            .spawn(move || preds.write(&path, true).map(|sum| (sum, preds)))
             .map_err(|e| Error::Internal(format!("cannot start a writer thread: {e}")))?;
         self.pending = Some((r, handle));
         Ok(before)
@@ -46,10 +52,16 @@ impl PredWriter {
         let Some((r, handle)) = self.pending.take() else {
             return Ok(None);
         };
-        let sum = handle.join().map_err(|_| {
+        let (sum, lists) = handle.join().map_err(|_| {
             Error::Internal(format!("the writer of range {r}'s predecessors panicked"))
         })??;
+        self.written = Some(lists);
         Ok(Some((r, sum)))
+    }
+
+    /// The lists last written, once: their file is done with them.
+    pub fn take_written(&mut self) -> Option<Preds> {
+        self.written.take()
     }
 }
 
@@ -82,11 +94,17 @@ mod tests {
             })
             .collect();
         let mut got = Vec::new();
-        for (r, p) in ranges.into_iter().enumerate() {
+        let mut back = Vec::new();
+        for (r, p) in ranges.clone().into_iter().enumerate() {
             got.extend(w.start(r, p, dir.path().join(format!("p-{r}"))).unwrap());
+            back.extend(w.take_written());
         }
         got.extend(w.finish().unwrap());
+        back.extend(w.take_written());
         assert_eq!(w.finish().unwrap(), None);
+        assert!(w.take_written().is_none());
+        // Each range's lists come back once written, for the next build's buffers.
+        assert_eq!(back, ranges);
         assert_eq!(got, sums.into_iter().enumerate().collect::<Vec<_>>());
         for r in 0..3 {
             let a = std::fs::read(dir.path().join(format!("p-{r}"))).unwrap();

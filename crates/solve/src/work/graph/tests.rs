@@ -64,8 +64,34 @@ fn large_builds_agree_with_a_plain_counting_sort() {
         edges[cuts[k]..cuts[k + 1]].chunks(999).for_each(&mut *f);
         Ok(())
     };
-    let parts = PredRange::<u32>::build_parts(len, n(), cuts.len() - 1, &read).unwrap();
+    let mut grouped = Vec::new();
+    let parts =
+        PredRange::<u32>::build_parts(len, n(), cuts.len() - 1, &read, &mut grouped, None).unwrap();
     assert_eq!(parts, got);
+    // Into the buffers of other lists, larger and smaller, whatever they held: the same.
+    let larger = PredRange::<u32> {
+        offsets: vec![u32::MAX; len + 9],
+        sources: vec![7; edges.len() + 5],
+    };
+    let smaller = PredRange::<u32> {
+        offsets: vec![9; 3],
+        sources: vec![1; 2],
+    };
+    grouped = vec![u64::MAX; edges.len() + 3];
+    for old in [larger, smaller, parts] {
+        let again =
+            PredRange::<u32>::build_parts(len, n(), cuts.len() - 1, &read, &mut grouped, Some(old))
+                .unwrap();
+        assert_eq!(again, got);
+    }
+    // In the codec's width, through a spare whose lists are of another width.
+    let mut spare = BuildSpare::default();
+    spare.give(Preds::Byte(PredRange::default()));
+    let width = Preds::build_parts(len, n(), cuts.len() - 1, &read, &mut spare).unwrap();
+    assert_eq!(width, Preds::Narrow(got.clone()));
+    spare.give(width);
+    let width = Preds::build_parts(len, n(), cuts.len() - 1, &read, &mut spare).unwrap();
+    assert_eq!(width, Preds::Narrow(got.clone()));
     // A part that gives other edges the second time is refused.
     let reads = std::sync::atomic::AtomicUsize::new(0);
     let shifting = |k: usize, f: &mut dyn FnMut(&[PackedEdge])| -> Result<()> {
@@ -73,7 +99,9 @@ fn large_builds_agree_with_a_plain_counting_sort() {
         f(&edges[cuts[k] + usize::from(k == 3 && n >= 5)..cuts[k + 1]]);
         Ok(())
     };
-    assert!(PredRange::<u32>::build_parts(len, n(), cuts.len() - 1, &shifting).is_err());
+    let shifted =
+        PredRange::<u32>::build_parts(len, n(), cuts.len() - 1, &shifting, &mut grouped, None);
+    assert!(shifted.is_err());
 }
 
 /// Re-aligns file bytes through a `u64` buffer, as a page-aligned map would be.
