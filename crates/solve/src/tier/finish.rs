@@ -33,68 +33,107 @@ impl<G: Game> Job<'_, G> {
         // The disk at its largest while the table grows and copies go (see below).
         let mut peak = WorkDisk::default();
         let mut table_bytes = table::HEADER as u64;
-        let (header, bytes) = table::write_table_streaming(
-            table_path,
-            self.tier,
-            self.st.states,
-            fingerprint,
-            |put| {
-                for r in 0..self.ranges {
-                    let path = self.cells_path(r);
-                    let held = self.held.words(r);
-                    // The next range's plain cells are read from the disk meanwhile.
-                    self.read_ahead(r + 1);
-                    {
-                        let (map, unpacked);
-                        let cells = match (held, self.packed_now[r]) {
-                            (Some(c), _) => c,
-                            // Resumed after the attractor with this range's cells packed.
-                            (None, Some(slot)) => {
-                                let mut v = crate::work::huge::filled(self.range_len(r), 0u32);
-                                packed::unpack_into(&self.packed_path(r, slot), &mut v)?;
-                                unpacked = v;
-                                &unpacked[..]
-                            }
-                            (None, None) => {
-                                map = map_ro(&path)?
-                                    .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
-                                as_u32(&path, &map)?
-                            }
-                        };
-                        let entries: Vec<u16> =
-                            cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
-                        counts.add(&entries);
-                        put(&entries)?;
-                        flags.push(cells)?;
-                        table_bytes += 2 * entries.len() as u64;
-                    }
-                    let mut now = work_disk(&self.st.work);
-                    now.table = table_bytes;
-                    if now.total() >= peak.total() {
-                        peak = now;
-                    }
-                    // A range changed since the last checkpoint lives in a copy, not in the
-                    // slot that checkpoint names, and a range checkpointed packed in plain
-                    // cells no checkpoint names: once in the table, no resume needs them (a
-                    // run killed now redoes the attractor from the checkpointed slots), so
-                    // the table takes their place as it grows.
-                    let copy = held.is_none()
-                        && self
-                            .st
-                            .slots
-                            .get(r)
-                            .is_some_and(|s| s.packed || s.slot != self.slot[r]);
-                    if copy {
-                        remove_file_if_present(&path)?;
-                    }
-                    progress.advance(1);
-                }
-                Ok(())
-            },
-        )?;
+        // The table is written on a thread of its own, a range behind: writing a range's
+        // entries (copying them into the page cache, hashing them) took a core for a third
+        // of the finish while the other waited, and now overlaps with the next range's
+        // entries. A range at a time is handed over, so at most two ranges' entries are held.
+        let (states, tier) = (self.st.states, self.tier);
+        let (header, bytes) = std::thread::scope(|scope| -> Result<_> {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u16>>(0);
+            let writer = std::thread::Builder::new()
+                .name(format!("table-{tier}"))
+                .spawn_scoped(scope, move || {
+                    table::write_table_streaming(table_path, tier, states, fingerprint, |put| {
+                        rx.iter().try_for_each(|entries| put(&entries))
+                    })
+                })
+                .map_err(|e| Error::Internal(format!("cannot start the table's writer: {e}")))?;
+            let made = self.finish_ranges(
+                &tx,
+                &mut counts,
+                &mut flags,
+                &mut peak,
+                &mut table_bytes,
+                progress,
+            );
+            // A range's failure is reported first (the writer then only sees the pieces end
+            // early); the writer's (a full disk) stops the ranges at their next send.
+            drop(tx);
+            let written = writer
+                .join()
+                .map_err(|_| Error::Internal("the table's writer panicked".to_string()))?;
+            made?;
+            written
+        })?;
         flags.finish()?;
         self.keep_peak(peak);
         Ok((counts, header, bytes))
+    }
+
+    /// Each range's final entries, counted and sent to the table's writer (`tx`), and its
+    /// flags pushed; the disk's peak noted as the table grows.
+    fn finish_ranges(
+        &mut self,
+        tx: &std::sync::mpsc::SyncSender<Vec<u16>>,
+        counts: &mut TierCounts,
+        flags: &mut FlagWriter,
+        peak: &mut WorkDisk,
+        table_bytes: &mut u64,
+        progress: &dyn TierProgress,
+    ) -> Result<()> {
+        for r in 0..self.ranges {
+            let path = self.cells_path(r);
+            let held = self.held.words(r);
+            // The next range's plain cells are read from the disk meanwhile.
+            self.read_ahead(r + 1);
+            {
+                let (map, unpacked);
+                let cells = match (held, self.packed_now[r]) {
+                    (Some(c), _) => c,
+                    // Resumed after the attractor with this range's cells packed.
+                    (None, Some(slot)) => {
+                        let mut v = crate::work::huge::filled(self.range_len(r), 0u32);
+                        packed::unpack_into(&self.packed_path(r, slot), &mut v)?;
+                        unpacked = v;
+                        &unpacked[..]
+                    }
+                    (None, None) => {
+                        map = map_ro(&path)?
+                            .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
+                        as_u32(&path, &map)?
+                    }
+                };
+                let entries: Vec<u16> = cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
+                counts.add(&entries);
+                *table_bytes += 2 * entries.len() as u64;
+                if tx.send(entries).is_err() {
+                    // The writer stopped; it says why.
+                    return Ok(());
+                }
+                flags.push(cells)?;
+            }
+            let mut now = work_disk(&self.st.work);
+            now.table = *table_bytes;
+            if now.total() >= peak.total() {
+                *peak = now;
+            }
+            // A range changed since the last checkpoint lives in a copy, not in the slot
+            // that checkpoint names, and a range checkpointed packed in plain cells no
+            // checkpoint names: once its entries are made, no resume needs them (a run
+            // killed now redoes the attractor from the checkpointed slots), so the table
+            // takes their place as it grows.
+            let copy = held.is_none()
+                && self
+                    .st
+                    .slots
+                    .get(r)
+                    .is_some_and(|s| s.packed || s.slot != self.slot[r]);
+            if copy {
+                remove_file_if_present(&path)?;
+            }
+            progress.advance(1);
+        }
+        Ok(())
     }
 
     /// Asks the kernel to read range `r`'s plain cells ahead, where the finish will map them
