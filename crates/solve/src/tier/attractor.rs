@@ -18,7 +18,7 @@
 //! Positions still undecided when no level has work left are draws. Messages carry a
 //! range-local index in their low 30 bits.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -263,6 +263,21 @@ pub fn apply_batches(
     msgs: &[&[u32]],
     level: u32,
 ) -> Result<Vec<Vec<(u32, u32)>>, DepthOverflow> {
+    apply_marking(cells, msgs, level, None)
+}
+
+/// [`apply_batches`], marking in `changed` every cell it changes.
+pub fn apply_marking(
+    cells: &[AtomicU32],
+    msgs: &[&[u32]],
+    level: u32,
+    changed: Option<&Changed>,
+) -> Result<Vec<Vec<(u32, u32)>>, DepthOverflow> {
+    let mark = |p: u32| {
+        if let Some(c) = changed {
+            c.mark(p);
+        }
+    };
     let overflow = AtomicBool::new(false);
     let decided = msgs
         .par_iter()
@@ -278,6 +293,7 @@ pub fn apply_batches(
                             // No other message of this level can change a known win of this
                             // depth, so a plain store is safe.
                             c.store(cell::retag(v, WIN, level), Ordering::Relaxed);
+                            mark(p);
                         }
                     }
                     MSG_LOSS => {
@@ -302,6 +318,7 @@ pub fn apply_batches(
                                 Ordering::Relaxed,
                             ) {
                                 Ok(_) => {
+                                    mark(p);
                                     decided.push((d, p));
                                     break;
                                 }
@@ -318,6 +335,7 @@ pub fn apply_batches(
                             continue;
                         }
                         let prev = c.fetch_sub(COUNTER_ONE, Ordering::Relaxed);
+                        mark(p);
                         if cell::tag(prev) == OPEN && cell::counter(prev) == 1 {
                             // Every in-tier option wins for the opponent: this position loses,
                             // as slowly as it can. Nothing else can reach it any more: its
@@ -344,6 +362,58 @@ pub fn apply_batches(
         return Err(DepthOverflow);
     }
     Ok(decided)
+}
+
+/// Which blocks of [`CHANGED_BLOCK`] cells of a range [`apply_marking`] changed: the blocks
+/// to write back to a range's file after applying a level in memory.
+#[derive(Debug)]
+pub struct Changed {
+    words: Vec<AtomicU64>,
+}
+
+/// Cells per block of [`Changed`], as a power of two: 1,024 cells, one 4 KiB page.
+pub const CHANGED_BITS: u32 = 10;
+/// Cells per block of [`Changed`].
+pub const CHANGED_BLOCK: usize = 1 << CHANGED_BITS;
+
+impl Changed {
+    /// Nothing changed yet, in a range of `len` cells.
+    pub fn new(len: usize) -> Changed {
+        let blocks = len.div_ceil(CHANGED_BLOCK);
+        Changed {
+            words: (0..blocks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
+        }
+    }
+
+    /// Cell `p` changed.
+    #[inline]
+    fn mark(&self, p: u32) {
+        let block = (p >> CHANGED_BITS) as usize;
+        let (word, bit) = (&self.words[block / 64], 1u64 << (block % 64));
+        // Read first: most marks find their block marked, and a read shares the cache line.
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+    }
+
+    /// The runs of consecutive changed blocks, as ranges of block numbers.
+    pub fn runs(&self) -> Vec<std::ops::Range<usize>> {
+        let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+        for (w, word) in self.words.iter().enumerate() {
+            let mut bits = word.load(Ordering::Relaxed);
+            while bits != 0 {
+                let block = 64 * w + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                match runs.last_mut() {
+                    Some(run) if run.end == block => run.end += 1,
+                    _ => runs.push(block..block + 1),
+                }
+            }
+        }
+        runs
+    }
 }
 
 /// Positions to look at when the attractor reaches each level (in-memory form, for graphs
@@ -431,6 +501,59 @@ mod tests {
         assert_eq!(out[64], vec![MSG_LOSS]);
         assert_eq!(out.iter().map(Vec::len).sum::<usize>(), 4);
     }
+    #[test]
+    fn marked_blocks_are_the_blocks_whose_cells_changed() {
+        // Five blocks of cells of every kind; messages of every kind to some of them.
+        let kinds = [
+            cell::make(OPEN, 2, 3),
+            cell::make(OPEN, 1, 3),
+            cell::make(OPEN_NO_LOSS, 2, 0),
+            cell::make(KNOWN_WIN, 2, 9),
+            cell::make(WIN, 2, 4),
+            cell::make(LOSS, 1, 2),
+        ];
+        let len = 5 * CHANGED_BLOCK - 7;
+        let before: Vec<u32> = (0..len).map(|p| kinds[(p * 7919) % kinds.len()]).collect();
+        let atomics: Vec<AtomicU32> = before.iter().map(|&c| AtomicU32::new(c)).collect();
+        // Block 1 gets only messages that change nothing (won options to decided cells).
+        let block1 = CHANGED_BLOCK as u32..2 * CHANGED_BLOCK as u32;
+        let mut msgs: Vec<u32> = block1
+            .filter(|&p| cell::tag(before[p as usize]) == WIN)
+            .map(|p| p | MSG_WIN)
+            .collect();
+        // Block 3 gets only won options, to open cells that keep an option: counters only.
+        let block3 = 3 * CHANGED_BLOCK as u32..4 * CHANGED_BLOCK as u32;
+        msgs.extend(
+            block3
+                .filter(|&p| before[p as usize] == cell::make(OPEN, 2, 3))
+                .map(|p| p | MSG_WIN),
+        );
+        let others = |p: &u32| ![1, 3].contains(&(p >> CHANGED_BITS));
+        for p in (0..len as u32).step_by(97).filter(others) {
+            msgs.push(p | [MSG_WIN, MSG_LOSS, MSG_SETTLE][p as usize % 3]);
+        }
+        let changed = Changed::new(len);
+        let (a, b) = msgs.split_at(msgs.len() / 2);
+        let decided = apply_marking(&atomics, &[a, b], 9, Some(&changed)).unwrap();
+        // The same as without marking.
+        let plain: Vec<AtomicU32> = before.iter().map(|&c| AtomicU32::new(c)).collect();
+        assert_eq!(decided, apply_batches(&plain, &[a, b], 9).unwrap());
+        let now: Vec<u32> = atomics.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+        let want: Vec<usize> = (0..len.div_ceil(CHANGED_BLOCK))
+            .filter(|&k| {
+                let cells = k * CHANGED_BLOCK..((k + 1) * CHANGED_BLOCK).min(len);
+                now[cells.clone()] != before[cells]
+            })
+            .collect();
+        let got: Vec<usize> = changed.runs().into_iter().flatten().collect();
+        assert_eq!(got, want);
+        assert!(
+            !got.contains(&1) && got.contains(&3) && got.len() >= 4,
+            "{got:?}"
+        );
+        assert!(Changed::new(len).runs().is_empty());
+    }
+
     #[test]
     fn a_won_option_is_counted_only_by_an_open_cell() {
         let cells = [
