@@ -87,8 +87,6 @@ impl<G: Game> Job<'_, G> {
             self.open_cells(held_bytes)?
         };
         self.timings.held_ranges = held.count() as u64;
-        // Cells of a range not held, while a dense level is applied to them.
-        let mut buffer: Vec<u32> = Vec::new();
         while self.levels_left(level) {
             // Step 1: messages from the positions due at this level, range by range.
             let emitted = self.emit_level(level, &mut held, &mut kept)?;
@@ -98,7 +96,10 @@ impl<G: Game> Job<'_, G> {
                 kept = None;
             }
             self.note_disk(0);
-            // Step 2: apply them, range by range.
+            // Step 2: apply them, range by range. A dense level's range not held is read
+            // into `buffer`, which takes the place of its mapped pages and goes with the
+            // step, before the next level's emitting maps cells and lists again.
+            let mut buffer: Vec<u32> = Vec::new();
             for r in 0..self.ranges {
                 let m = msgs.take(r)?;
                 let batches: Vec<&[u32]> = if m.is_empty() {
@@ -130,6 +131,7 @@ impl<G: Game> Job<'_, G> {
                 }
                 self.block_sink().queue_batches(r, &newly)?;
             }
+            drop(buffer);
             msgs.cleanup();
             // This level's due logs are read: their files go with the next checkpoint.
             let done: Vec<(u32, usize)> = self
