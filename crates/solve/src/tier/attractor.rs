@@ -501,17 +501,22 @@ mod tests {
         assert_eq!(out[64], vec![MSG_LOSS]);
         assert_eq!(out.iter().map(Vec::len).sum::<usize>(), 4);
     }
-    #[test]
-    fn marked_blocks_are_the_blocks_whose_cells_changed() {
-        // Five blocks of cells of every kind; messages of every kind to some of them.
-        let kinds = [
+    /// Open cells with one option left and with two, and a cell of every other tag.
+    fn one_cell_of_each_kind() -> [u32; 6] {
+        [
             cell::make(OPEN, 2, 3),
             cell::make(OPEN, 1, 3),
             cell::make(OPEN_NO_LOSS, 2, 0),
             cell::make(KNOWN_WIN, 2, 9),
             cell::make(WIN, 2, 4),
             cell::make(LOSS, 1, 2),
-        ];
+        ]
+    }
+
+    #[test]
+    fn marked_blocks_are_the_blocks_whose_cells_changed() {
+        // Five blocks of cells of every kind; messages of every kind to some of them.
+        let kinds = one_cell_of_each_kind();
         let len = 5 * CHANGED_BLOCK - 7;
         let before: Vec<u32> = (0..len).map(|p| kinds[(p * 7919) % kinds.len()]).collect();
         let atomics: Vec<AtomicU32> = before.iter().map(|&c| AtomicU32::new(c)).collect();
@@ -556,14 +561,7 @@ mod tests {
 
     #[test]
     fn a_won_option_is_counted_only_by_an_open_cell() {
-        let cells = [
-            cell::make(OPEN, 2, 3),
-            cell::make(OPEN, 1, 3),
-            cell::make(OPEN_NO_LOSS, 2, 0),
-            cell::make(KNOWN_WIN, 2, 9),
-            cell::make(WIN, 2, 4),
-            cell::make(LOSS, 1, 2),
-        ];
+        let cells = one_cell_of_each_kind();
         let atomics: Vec<AtomicU32> = cells.iter().map(|&c| AtomicU32::new(c)).collect();
         let msgs: Vec<u32> = (0..cells.len() as u32).map(|p| p | MSG_WIN).collect();
         let decided = apply(&atomics, &msgs, 5).unwrap();

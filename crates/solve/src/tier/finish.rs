@@ -30,15 +30,12 @@ impl<G: Game> Job<'_, G> {
         };
         // The pass's don't-care flags go beside the table (`crate::flags`).
         let mut flags = FlagWriter::create(&flags_path_beside(table_path))?;
-        // The disk at its largest while the table grows and copies go (see below).
-        let mut peak = WorkDisk::default();
-        let mut table_bytes = table::HEADER as u64;
         // The table is written on a thread of its own, a range behind: writing a range's
         // entries (copying them into the page cache, hashing them) took a core for a third
         // of the finish while the other waited, and now overlaps with the next range's
         // entries. A range at a time is handed over, so at most two ranges' entries are held.
         let (states, tier) = (self.st.states, self.tier);
-        let (header, bytes) = std::thread::scope(|scope| -> Result<_> {
+        let (peak, (header, bytes)) = std::thread::scope(|scope| -> Result<_> {
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u16>>(0);
             let writer = std::thread::Builder::new()
                 .name(format!("table-{tier}"))
@@ -48,22 +45,14 @@ impl<G: Game> Job<'_, G> {
                     })
                 })
                 .map_err(|e| Error::Internal(format!("cannot start the table's writer: {e}")))?;
-            let made = self.finish_ranges(
-                &tx,
-                &mut counts,
-                &mut flags,
-                &mut peak,
-                &mut table_bytes,
-                progress,
-            );
+            let made = self.finish_ranges(&tx, &mut counts, &mut flags, progress);
             // A range's failure is reported first (the writer then only sees the pieces end
             // early); the writer's (a full disk) stops the ranges at their next send.
             drop(tx);
             let written = writer
                 .join()
                 .map_err(|_| Error::Internal("the table's writer panicked".to_string()))?;
-            made?;
-            written
+            Ok((made?, written?))
         })?;
         flags.finish()?;
         self.keep_peak(peak);
@@ -71,16 +60,17 @@ impl<G: Game> Job<'_, G> {
     }
 
     /// Each range's final entries, counted and sent to the table's writer (`tx`), and its
-    /// flags pushed; the disk's peak noted as the table grows.
+    /// flags pushed; returns the disk at its largest while the table grew and copies went
+    /// (see below).
     fn finish_ranges(
-        &mut self,
+        &self,
         tx: &std::sync::mpsc::SyncSender<Vec<u16>>,
         counts: &mut TierCounts,
         flags: &mut FlagWriter,
-        peak: &mut WorkDisk,
-        table_bytes: &mut u64,
         progress: &dyn TierProgress,
-    ) -> Result<()> {
+    ) -> Result<WorkDisk> {
+        let mut peak = WorkDisk::default();
+        let mut table_bytes = table::HEADER as u64;
         for r in 0..self.ranges {
             let path = self.cells_path(r);
             let held = self.held.words(r);
@@ -105,17 +95,17 @@ impl<G: Game> Job<'_, G> {
                 };
                 let entries: Vec<u16> = cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
                 counts.add(&entries);
-                *table_bytes += 2 * entries.len() as u64;
+                table_bytes += 2 * entries.len() as u64;
                 if tx.send(entries).is_err() {
                     // The writer stopped; it says why.
-                    return Ok(());
+                    return Ok(peak);
                 }
                 flags.push(cells)?;
             }
             let mut now = work_disk(&self.st.work);
-            now.table = *table_bytes;
+            now.table = table_bytes;
             if now.total() >= peak.total() {
-                *peak = now;
+                peak = now;
             }
             // A range changed since the last checkpoint lives in a copy, not in the slot
             // that checkpoint names, and a range checkpointed packed in plain cells no
@@ -133,7 +123,7 @@ impl<G: Game> Job<'_, G> {
             }
             progress.advance(1);
         }
-        Ok(())
+        Ok(peak)
     }
 
     /// Asks the kernel to read range `r`'s plain cells ahead, where the finish will map them

@@ -118,8 +118,8 @@ impl<G: Game> Job<'_, G> {
                 }
                 let touched: usize = batches.iter().map(|b| b.len()).sum();
                 let len = self.range_len(r);
+                // Out of core no map is kept from the emitting step or the range before.
                 let newly = if !held.holds(r) && !self.resident && touched * DENSE_ONE_IN >= len {
-                    kept = None;
                     apply_through(&self.cells_path(r), len, &mut buffer, &batches, level)
                 } else {
                     let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r), touched)?;
