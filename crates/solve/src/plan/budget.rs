@@ -192,6 +192,10 @@ pub struct MemoryPlan {
     pub messages: u64,
     /// Lower tiers are copied into memory while all of them take at most this many bytes.
     pub resident_lower: u64,
+    /// Whether the run keeps its finished tiers in memory: where all of them fit
+    /// [`MemoryPlan::resident_lower`] and the budget still holds every tier's ranges beside
+    /// them (else a budget that holds a run would refuse it for being larger).
+    keep_lower: bool,
     /// Every tier of the run, in solving order.
     pub tiers: Vec<TierPlan>,
     /// Blocks compressed at once when a tier is finished (a worker thread each).
@@ -233,17 +237,33 @@ impl MemoryPlan {
         threads: usize,
         tiers: &[TierShape],
     ) -> Result<MemoryPlan, MemoryError> {
-        let messages = message_budget(budget);
-        let resident_lower = budget / RESIDENT_SHARE;
         // Raw bytes of every tier below the last: whether the run keeps them in memory.
         let all_lower: u64 = tiers.iter().rev().skip(1).map(|t| 2 * t.states).sum();
+        let keep = all_lower <= budget / RESIDENT_SHARE;
+        match Self::plan(budget, range_bits, threads, tiers, keep) {
+            // Kept tiers take room the ranges need: the run reads them from their files.
+            Err(_) if keep => Self::plan(budget, range_bits, threads, tiers, false),
+            planned => planned,
+        }
+    }
+
+    /// [`MemoryPlan::new`], keeping the lower tiers in memory or not as `keep` says.
+    fn plan(
+        budget: u64,
+        range_bits: Option<u32>,
+        threads: usize,
+        tiers: &[TierShape],
+        keep: bool,
+    ) -> Result<MemoryPlan, MemoryError> {
+        let messages = message_budget(budget);
+        let resident_lower = budget / RESIDENT_SHARE;
         let mut lower = 0u64;
         let mut planned = Vec::with_capacity(tiers.len());
         // The tier that needs the largest budget, what for, and that budget in MiB.
         let mut hardest: Option<(u32, u64, &str, u64)> = None;
         let mut refused = false;
         for t in tiers {
-            let reserve = lower_reserve(budget, lower, all_lower);
+            let reserve = lower_reserve(lower, keep);
             let fixed = FIXED_OVERHEAD + reserve + messages + t.key_table;
             let source = crate::work::graph::list_source_bytes(t.wide, t.keys) as f64;
             let per = per_position(t.edges_per_position, source);
@@ -266,10 +286,10 @@ impl MemoryPlan {
             let window = per * (1u64 << window_bits) as f64;
             // One compressing worker at least; more where the budget holds them.
             let compress = compression_bytes(1) as f64;
-            let ranges_mib = least_budget(lower, all_lower, |b| {
+            let ranges_mib = least_budget(lower, |b| {
                 message_budget(b) as f64 + window + t.key_table as f64
             });
-            let compress_mib = least_budget(lower, all_lower, |_| compress);
+            let compress_mib = least_budget(lower, |_| compress);
             refused |= fixed as f64 + window > budget as f64
                 || (FIXED_OVERHEAD + reserve) as f64 + compress > budget as f64;
             for (what, mib) in [("ranges", ranges_mib), ("compression", compress_mib)] {
@@ -351,12 +371,9 @@ impl MemoryPlan {
             budget,
             messages,
             resident_lower,
+            keep_lower: keep,
             tiers: planned,
-            compress_workers: compress_workers(
-                budget,
-                lower_reserve(budget, lower, all_lower),
-                threads,
-            ),
+            compress_workers: compress_workers(budget, lower_reserve(lower, keep), threads),
         })
     }
 
@@ -367,7 +384,7 @@ impl MemoryPlan {
 
     /// Whether lower tiers of `lower_bytes` in all are copied into memory.
     pub fn lower_resident(&self, lower_bytes: u64) -> bool {
-        lower_bytes <= self.resident_lower
+        self.keep_lower && lower_bytes <= self.resident_lower
     }
 
     /// Raw-table bytes of every tier below the run's last: what its passes look up.
@@ -399,32 +416,26 @@ fn fitting_bits(usable: u64, per: f64) -> u32 {
 }
 
 /// What lower tiers of `lower` raw bytes hold beside a tier's ranges and compression: their
-/// anchored bits (a bit per entry), and the tables themselves where the run keeps all of its
-/// `all_lower` bytes in memory ([`MemoryPlan::keeps_lower`]; else each successor pass copies
-/// its own and frees them before the ranges are worked on).
-fn lower_reserve(budget: u64, lower: u64, all_lower: u64) -> u64 {
+/// anchored bits (a bit per entry), and the tables themselves where the run `keep`s them in
+/// memory ([`MemoryPlan::keeps_lower`]; else each successor pass copies its own and frees them
+/// before the ranges are worked on).
+fn lower_reserve(lower: u64, keep: bool) -> u64 {
     let anchored = lower / 16;
-    if all_lower <= budget / RESIDENT_SHARE {
+    if keep {
         lower + anchored
     } else {
         anchored
     }
 }
 
-/// The least budget, in MiB, that holds the fixed overhead, what `lower` bytes of lower tiers
-/// hold ([`lower_reserve`]) and `other(budget)` bytes. Beyond four times `all_lower` the run
-/// keeps its lower tiers in memory, below it does not; on each side the shares grow with the
-/// budget, so the answer is found by doubling and bisection on the side that holds it.
-fn least_budget(lower: u64, all_lower: u64, other: impl Fn(u64) -> f64) -> u64 {
-    let not_kept = least_budget_with(|_| lower / 16, &other);
-    if (not_kept << 20) < RESIDENT_SHARE * all_lower {
-        return not_kept;
-    }
-    least_budget_with(|_| lower + lower / 16, &other)
-}
-
-fn least_budget_with(reserve: impl Fn(u64) -> u64, other: impl Fn(u64) -> f64) -> u64 {
-    let fits = |b: u64| (FIXED_OVERHEAD + reserve(b)) as f64 + other(b) <= b as f64;
+/// The least budget, in MiB, that holds the fixed overhead, the anchored bits of `lower` bytes
+/// of lower tiers and `other(budget)` bytes: a plan that would keep the lower tiers in memory
+/// and not fit falls back to reading them from their files ([`MemoryPlan::new`]), so this
+/// budget and every larger one hold the run. The shares grow with the budget, so the answer is
+/// found by doubling and bisection.
+fn least_budget(lower: u64, other: impl Fn(u64) -> f64) -> u64 {
+    let reserve = lower_reserve(lower, false);
+    let fits = |b: u64| (FIXED_OVERHEAD + reserve) as f64 + other(b) <= b as f64;
     let mut hi = FIXED_OVERHEAD;
     while !fits(hi) {
         hi *= 2;
@@ -546,7 +557,7 @@ mod tests {
             };
             let t = &p.tiers[1];
             assert_eq!(t.ranges, 3);
-            let reserve = lower_reserve(budget, 2000, 2000);
+            let reserve = lower_reserve(2000, p.keeps_lower());
             let need = (FIXED_OVERHEAD + reserve + p.messages) as f64
                 + (8.0 + 16.0 * 1.5) * (1u64 << 20) as f64
                 + if t.compress_beside {
@@ -584,7 +595,7 @@ mod tests {
                 continue;
             };
             let t = p.tiers[2];
-            let reserve = lower_reserve(budget, 2 * (1000 + (1 << 20)), 2 * (1000 + (1 << 20)));
+            let reserve = lower_reserve(2 * (1000 + (1 << 20)), p.keeps_lower());
             let busiest = FIXED_OVERHEAD as f64
                 + reserve as f64
                 + p.messages as f64
@@ -631,6 +642,49 @@ mod tests {
         // An override is kept as given.
         let p = MemoryPlan::new(4 << 30, Some(27), 2, &tiers).unwrap();
         assert_eq!(p.tier(18).unwrap().range_bits, 27);
+    }
+
+    #[test]
+    fn every_budget_above_the_least_named_is_accepted() {
+        // Lower tiers that fit a quarter of budgets near the least (46 MB raw), and a keys'
+        // table beside the top tier: keeping the lower tiers in memory must not make a larger
+        // budget refuse what a smaller one planned.
+        let top = TierShape {
+            key_table: 30 << 20,
+            ..shape(7, 177_100_560)
+        };
+        let tiers = [shape(5, 6_000_000), shape(6, 17_000_000), top];
+        let mut least = None;
+        for mib in 64..1024u64 {
+            match MemoryPlan::new(mib << 20, None, 2, &tiers) {
+                Ok(p) => {
+                    least.get_or_insert(mib);
+                    let kept = p.keeps_lower();
+                    assert!(
+                        !kept || 2 * 23_000_000 <= (mib << 20) / RESIDENT_SHARE,
+                        "{mib}"
+                    );
+                }
+                Err(e) => {
+                    assert!(least.is_none(), "{mib} MiB refused above {least:?}: {e}");
+                    assert!(
+                        e.least_mib > mib,
+                        "{mib} MiB refused naming {}",
+                        e.least_mib
+                    );
+                }
+            }
+        }
+        let least = least.expect("some budget plans the run");
+        let e = MemoryPlan::new((least - 1) << 20, None, 2, &tiers).unwrap_err();
+        assert_eq!(e.least_mib, least);
+        // Both ways of holding the lower tiers occur above the least.
+        assert!(!MemoryPlan::new(least << 20, None, 2, &tiers)
+            .unwrap()
+            .keeps_lower());
+        assert!(MemoryPlan::new(1 << 30, None, 2, &tiers)
+            .unwrap()
+            .keeps_lower());
     }
 
     #[test]
