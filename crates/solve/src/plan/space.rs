@@ -37,13 +37,19 @@ const DUE_BYTES: f64 = 1.0;
 /// An in-tier edge in its log ([`crate::work::edgelog`]): a varint of its source's step and its
 /// target's offset (measured: 4.5 bytes on Bawo `n = 4`).
 const EDGE_LOG_BYTES: f64 = 4.5;
-/// Where lists store keys, a key is a small number in the source's place, so the step is
-/// nearly always 0 and the varint is the target's offset in its range alone: a number
+/// Where lists store keys that are places in lists of moved halves (a byte), the pieces go
+/// in order of target ([`crate::work::edgelog`]): a varint of the step to the next target and
+/// the key, 1.6 to 1.7 bytes an edge with the pieces' headers (measured: Bawo `n = 4`, 16
+/// seeds, `--mem 1G`; Kigogo 7, `--mem 512M`), with a margin.
+const EDGE_LOG_PLACE_BYTES: f64 = 1.8;
+/// Where lists store wider keys, a piece goes by target only where that is smaller: the model
+/// takes the order by source, where a key is a small number in the source's place, so the
+/// step is nearly always 0 and the varint is the target's offset in its range alone: a number
 /// spread evenly below `2^range_bits`, whose varint takes `1 + the sum over j >= 1 of
 /// P(offset >= 2^(7j))` bytes, plus the pieces' headers and the steps between keys (a
-/// hundredth of a byte an edge). Measured: 2.98 bytes an edge at 2^21 (Bawo `n = 4`, 15 seeds,
-/// `--mem 512M`), 3.75 at 2^23 (Kigogo 8), 3.85 at 2^24 (Bawo `n = 4`, 18 seeds); this gives
-/// 3.00, 3.76 and 3.88.
+/// hundredth of a byte an edge). Measured in that order: 2.98 bytes an edge at 2^21 (Bawo
+/// `n = 4`, 15 seeds, `--mem 512M`), 3.75 at 2^23 (Kigogo 8), 3.85 at 2^24 (Bawo `n = 4`, 18
+/// seeds); this gives 3.00, 3.76 and 3.88.
 fn edge_log_key_bytes(range_bits: u32) -> f64 {
     let spread = 2f64.powi(range_bits as i32);
     let over = (1..=9)
@@ -110,29 +116,41 @@ pub struct TierPeak {
     pub work: WorkDisk,
     /// Raw tables of the tiers below then.
     pub lower_tables: u64,
+    /// The tier's own compressed file then (only at its end).
+    pub bdb: u64,
 }
 
 /// The peak of tier `d` beside `lower_tables` bytes of raw tables and `lower_bdb` of
 /// compressed files below: with `retires` ([`crate::tier::Lower::retiring`]) the raw tables
-/// are gone after its predecessor phase. The tier's own compressed file counts throughout
-/// (it is written at its end, while the table is there).
+/// are gone after its predecessor phase. The tier's own compressed file is there only at its
+/// end, written from its raw table once the work files are gone.
 pub fn tier_peak(d: &TierDisk, lower_tables: u64, lower_bdb: u64, retires: bool) -> TierPeak {
     let late_tables = if retires { 0 } else { lower_tables };
     let early = TierPeak {
-        total: lower_tables + lower_bdb + d.early.total() + d.bdb,
+        total: lower_tables + lower_bdb + d.early.total(),
         work: d.early,
         lower_tables,
+        bdb: 0,
     };
     let late = TierPeak {
-        total: late_tables + lower_bdb + d.late.total() + d.bdb,
+        total: late_tables + lower_bdb + d.late.total(),
         work: d.late,
         lower_tables: late_tables,
+        bdb: 0,
     };
-    if late.total >= early.total {
-        late
-    } else {
-        early
-    }
+    let compressing = TierPeak {
+        total: late_tables + lower_bdb + d.table + d.bdb,
+        work: WorkDisk {
+            table: d.table,
+            ..WorkDisk::default()
+        },
+        lower_tables: late_tables,
+        bdb: d.bdb,
+    };
+    [early, late, compressing]
+        .into_iter()
+        .reduce(|a, b| if b.total >= a.total { b } else { a })
+        .expect("three moments")
 }
 
 /// The model of one tier's disk: out of core its work files peak either when the
@@ -167,10 +185,10 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget
         let with = with_table(all, 1.0);
         (all, RESIDENT_WORK_BYTES, 1.0, with, with)
     } else {
-        let edges = if tp.keys > 0 {
-            edge_log_key_bytes(tp.range_bits)
-        } else {
-            EDGE_LOG_BYTES
+        let edges = match tp.keys {
+            0 => EDGE_LOG_BYTES,
+            1 => EDGE_LOG_PLACE_BYTES,
+            _ => edge_log_key_bytes(tp.range_bits),
         } * e;
         let preds = PRED_OFFSET_BYTES + source * e;
         let at_successors = per_stored(0.0, PACKED_PASS_BYTES, edges, 0.0, DUE_BYTES);
@@ -182,10 +200,17 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget
         } else {
             per_stored(0.0, PACKED_PASS_BYTES, edges + waiting, 0.0, DUE_BYTES)
         };
-        // Plain cells for the ranges the attractor does not hold, and two packed slots (the
-        // successor pass's and a checkpoint's).
+        // Plain cells for the ranges the attractor does not hold, and a packed slot a range:
+        // the successor pass's, then a checkpoint's, the other going once the checkpoint
+        // after it is taken (measured at the peak, early in the attractor: 0.22 bytes a
+        // stored position on Bawo `n = 4`, 15 seeds, `--mem 512M`; 0.11 on Kigogo 8). Both
+        // slots are written.
         let held = (tp.held_cells(retires) as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
-        let (cells, packed) = ((1.0 - held) * CELL_BYTES, PACKED_PASS_BYTES + PACKED_BYTES);
+        let cells = (1.0 - held) * CELL_BYTES;
+        let (packed, packed_written) = (
+            PACKED_PASS_BYTES.max(PACKED_BYTES),
+            PACKED_PASS_BYTES + PACKED_BYTES,
+        );
         // The busiest level's messages beyond what memory holds go to disk: all that were held
         // at each spill, so all but those since the last one (half the budget's room, on
         // average, four bytes a message).
@@ -208,7 +233,7 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget
             .into_iter()
             .max_by_key(WorkDisk::total)
             .unwrap_or_default();
-        let cells_written = cells + packed;
+        let cells_written = cells + packed_written;
         // Where the busiest level spills, most levels' messages do too, about one per edge.
         let messages_written = if spilled > 0 {
             SPILLED_MESSAGE_BYTES * e
@@ -406,18 +431,28 @@ mod tests {
         let kept = tier_peak(&d, tables, bdbs, false);
         assert_eq!(
             kept.total,
-            tables + bdbs + d.bdb + d.early.total().max(d.late.total())
+            tables + bdbs + d.early.total().max(d.late.total())
         );
         assert_eq!(kept.lower_tables, tables);
         // Retired: the attractor's disk without the tables, unless the pass's with them is
         // larger (here it is: the tables are ten times the attractor's work files).
         let retired = tier_peak(&d, tables, bdbs, true);
-        assert_eq!(retired.total, tables + bdbs + d.bdb + d.early.total());
+        assert_eq!(retired.total, tables + bdbs + d.early.total());
         assert_eq!(retired.work, d.early);
         let few = tier_peak(&d, 1, bdbs, true);
-        assert_eq!(few.total, bdbs + d.bdb + d.late.total());
+        assert_eq!(few.total, bdbs + d.late.total());
         assert_eq!((few.work, few.lower_tables), (d.late, 0));
         assert!(few.total < tier_peak(&d, 1, bdbs, false).total);
+        // The tier's compressed file is there only beside its raw table, once the work files
+        // are gone: the peak where that is the most.
+        let small = TierDisk {
+            early: WorkDisk::default(),
+            late: WorkDisk::default(),
+            ..d
+        };
+        let end = tier_peak(&small, 0, bdbs, true);
+        assert_eq!(end.total, bdbs + d.table + d.bdb);
+        assert_eq!(end.work.table, d.table);
     }
     #[test]
     fn a_retiring_tier_keeps_fewer_plain_cells_where_its_held_cells_take_the_lower_share() {

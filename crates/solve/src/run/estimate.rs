@@ -137,7 +137,7 @@ fn estimate_from<G: Game>(
             composition = PeakDisk {
                 seeds: game.tier_seeds(tp.tier),
                 work: at.work,
-                bdb,
+                bdb: at.bdb,
                 lower_tables: at.lower_tables,
                 lower_bdb: bdb_total,
                 bytes_per_stored: 0.0,

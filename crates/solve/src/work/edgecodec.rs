@@ -140,6 +140,12 @@ impl EdgeCodec {
         (target_local << self.shift) | source
     }
 
+    /// Whether `source` fits an edge's source bits (a log read back is checked with it).
+    #[inline]
+    pub fn holds_source(self, source: u64) -> bool {
+        source >> self.shift == 0
+    }
+
     /// The target's offset inside its range.
     #[inline]
     pub fn target(self, e: PackedEdge) -> usize {
