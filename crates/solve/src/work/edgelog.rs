@@ -93,9 +93,9 @@ fn get_varint_wide(body: &[u8], at: &mut usize) -> Option<u128> {
 /// The edge count's top bit in a piece's header: the piece is in order of target.
 const BY_TARGET: u32 = 1 << 31;
 
-/// Appends `edges` (packed by `codec`) to `out` as one piece. Where the sources are keys, in
-/// whichever order takes fewer bytes (by target, nearly always); else by source. Sorts them
-/// as it goes (the successor pass gives them in order of source).
+/// Appends `edges` (packed by `codec`) to `out` as one piece: by target where the sources are
+/// one-byte keys, in whichever order takes fewer bytes where they are wider keys, else by
+/// source. Sorts them as it goes (the successor pass gives them in order of source).
 pub fn encode_piece(codec: EdgeCodec, edges: &mut [PackedEdge], out: &mut Vec<u8>) {
     if edges.is_empty() {
         return;
@@ -104,16 +104,25 @@ pub fn encode_piece(codec: EdgeCodec, edges: &mut [PackedEdge], out: &mut Vec<u8
     out.extend_from_slice(&[0u8; 8]);
     let mut count = edges.len() as u32;
     assert!(count < BY_TARGET, "a piece of {count} edges");
-    sort_by_source(codec, edges);
-    let mut by_target = false;
-    if codec.keys() > 0 {
-        let by_source = by_source_bytes(codec, edges);
-        // A packed edge holds the target above the source: its order is by target.
-        edges.sort_unstable();
-        by_target = by_target_bytes(codec, edges) < by_source;
-        if !by_target {
-            sort_by_source(codec, edges);
+    // A packed edge holds the target above the source: its order is by target.
+    let by_target = match codec.keys() {
+        0 => false,
+        // One-byte places: by target is smaller but in pieces of an edge or two, where it
+        // costs a byte or two more; not worth a second sort and count per piece (a tenth of
+        // the successor pass's time went to sorting and sizing pieces when it was done).
+        1 => {
+            edges.sort_unstable();
+            true
         }
+        _ => {
+            sort_by_source(codec, edges);
+            let by_source = by_source_bytes(codec, edges);
+            edges.sort_unstable();
+            by_target_bytes(codec, edges) < by_source
+        }
+    };
+    if !by_target {
+        sort_by_source(codec, edges);
     }
     if by_target {
         encode_by_target(codec, edges, out);
