@@ -121,13 +121,11 @@ pub fn encode_piece(codec: EdgeCodec, edges: &mut [PackedEdge], out: &mut Vec<u8
             by_target_bytes(codec, edges) < by_source
         }
     };
-    if !by_target {
-        sort_by_source(codec, edges);
-    }
     if by_target {
         encode_by_target(codec, edges, out);
         count |= BY_TARGET;
     } else {
+        sort_by_source(codec, edges);
         encode_by_source(codec, edges, out);
     }
     let body = (out.len() - head - 8) as u32;
