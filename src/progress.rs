@@ -2,7 +2,8 @@
 //!
 //! Two lines: the bar of the current tier's phase, and below it one line for the whole run
 //! (positions of finished tiers of all, rate, elapsed, and an ETA for the whole run from the
-//! up-front estimate, refined by how long finished tiers really took). Bars stay hidden for
+//! up-front estimate, refined by how long finished tiers really took, then by the pace of the
+//! tier in progress's successor pass and attractor). Bars stay hidden for
 //! the first second, so quick runs print nothing but their result, and indicatif draws only
 //! when standard error is a terminal. A log line per finished tier goes to standard error
 //! unless the reporter is quiet.
@@ -52,8 +53,18 @@ pub struct RunClock {
     /// The successor pass of the tier in progress, as its bar reports it.
     pass: Option<PassWatch>,
     /// The successor pass's share of a tier's time, from the latest tier that took long
-    /// enough to say (before that, [`PASS_SHARE`]).
+    /// enough to say (before that, [`PASS_SHARE`]), as it would be with every cell held in
+    /// memory ([`out_of_core_factor`]).
     pass_share: f64,
+    /// For each tier still to solve, the share of its cells its attractor holds in memory.
+    held: std::collections::VecDeque<f64>,
+    /// Attractor levels of the latest tier that had any.
+    levels: Option<u32>,
+    /// Attractor levels of the tier in progress so far.
+    tier_levels: u32,
+    /// The attractor of the tier in progress: when it started and the positions it has
+    /// decided.
+    attractor: Option<(Instant, u64)>,
 }
 
 /// The successor pass of the tier in progress: its share of the tier's time is about the
@@ -86,6 +97,33 @@ const PASS_SHARE: f64 = 0.5;
 /// The pass must be this far along (as a fraction) before its pace is trusted.
 const PASS_TRUSTED_AFTER: f64 = 0.02;
 
+/// Out of core, the attractor changes the cells of the ranges it does not hold on disk at
+/// every level: the share of cells not held, times the levels, over this many, is how much
+/// longer than in memory the rest of the tier takes beside its pass ([`out_of_core_factor`]).
+/// Measured (`--timings`, the rest of a tier over its pass, against the tier below's in
+/// memory): Kigogo 7 seeds under `--mem 512M` (61% of cells not held, 229 levels) 2.6 times,
+/// Kigogo 8 under `--mem 4G` (34%, 248) 1.6, Bawo `n = 4` 15 seeds under `--mem 512M` (51%,
+/// 31) 1.2, 18 seeds under `--mem 4G` (21%, 36) about 1.
+const LEVELS_PER_DOUBLING: f64 = 150.0;
+
+/// Levels taken for a run's first tier, before any tier has said.
+const DEFAULT_LEVELS: u32 = 100;
+
+/// The attractor must have decided this share of its tier's positions before its pace is
+/// trusted.
+const ATTRACTOR_TRUSTED_AFTER: f64 = 0.1;
+
+/// The finish and the compression after the attractor, as a share of the pass (measured:
+/// 0.08 to 0.12 on Bawo `n = 4` 18 seeds, Kigogo 7 and 8).
+const FINISH_SHARE: f64 = 0.1;
+
+/// How much longer than in memory the phases after a tier's pass take where its attractor
+/// holds `held` of its cells and runs `levels` levels ([`LEVELS_PER_DOUBLING`]).
+fn out_of_core_factor(held: f64, levels: Option<u32>) -> f64 {
+    let levels = levels.unwrap_or(DEFAULT_LEVELS) as f64;
+    1.0 + (1.0 - held).clamp(0.0, 1.0) * levels / LEVELS_PER_DOUBLING
+}
+
 /// A tier must take this long for its time to correct the estimate: shorter ones are
 /// dominated by fixed costs.
 const CALIBRATES_AFTER: Duration = Duration::from_secs(1);
@@ -93,9 +131,21 @@ const CALIBRATES_AFTER: Duration = Duration::from_secs(1);
 impl RunClock {
     /// A run of tiers of `tiers` positions, estimated to take `estimate`.
     pub fn new(tiers: &[u64], estimate: Duration) -> RunClock {
+        RunClock::with_held(tiers, &[], estimate)
+    }
+
+    /// [`RunClock::new`], where the attractor of each tier holds `held` of its cells in
+    /// memory (a tier not named holds them all).
+    pub fn with_held(tiers: &[u64], held: &[f64], estimate: Duration) -> RunClock {
         let now = Instant::now();
         let positions: u64 = tiers.iter().sum();
         RunClock {
+            held: (0..tiers.len())
+                .map(|i| held.get(i).copied().unwrap_or(1.0))
+                .collect(),
+            levels: None,
+            tier_levels: 0,
+            attractor: None,
             start: now,
             tiers_left: tiers.iter().copied().collect(),
             per_position: estimate.as_secs_f64() / positions.max(1) as f64,
@@ -109,6 +159,9 @@ impl RunClock {
 
     /// Phase `name` of the tier in progress started at `now`, `done` of `total` units done.
     pub fn phase_started(&mut self, name: &str, total: u64, done: u64, now: Instant) {
+        if name == "attractor" {
+            self.attractor = Some((now, 0));
+        }
         if name == "successors" && total > 0 {
             let from = done as f64 / total as f64;
             self.pass = Some(PassWatch {
@@ -125,6 +178,31 @@ impl RunClock {
                 w.ended_at = Some(now);
             }
         }
+    }
+
+    /// The attractor of the tier in progress finished `level`, `decided` positions decided
+    /// in all (stored positions: one side to move).
+    pub fn level_done(&mut self, level: u32, decided: u64) {
+        self.tier_levels = self.tier_levels.max(level + 1);
+        if let Some((_, d)) = &mut self.attractor {
+            *d = decided;
+        }
+    }
+
+    /// The after-pass phases' time over the pass's, for the tier in progress.
+    fn after_pass_ratio(&self) -> f64 {
+        let held = self.held.front().copied().unwrap_or(1.0);
+        (1.0 / self.pass_share - 1.0) * out_of_core_factor(held, self.levels)
+    }
+
+    /// The time the attractor in progress needs for the positions it has left, at the pace
+    /// measured since it started, once it has decided enough to say.
+    fn attractor_left(&self, now: Instant) -> Option<f64> {
+        let (start, decided) = self.attractor?;
+        let stored = *self.tiers_left.front()? / bawo_games::game::POSITIONS_PER_ENTRY;
+        let done = (decided as f64 / stored.max(1) as f64).min(1.0);
+        let elapsed = now.saturating_duration_since(start).as_secs_f64();
+        (done >= ATTRACTOR_TRUSTED_AFTER && elapsed >= 1.0).then(|| elapsed * (1.0 - done) / done)
     }
 
     /// The successor pass in progress has `done` of `total` positions done at `now`.
@@ -178,17 +256,25 @@ impl RunClock {
     /// A tier of `positions` finished after `took`.
     pub fn tier_finished(&mut self, positions: u64, took: Duration) {
         self.tiers_left.pop_front();
+        let held = self.held.pop_front().unwrap_or(1.0);
         self.finished += positions;
         let expected = self.per_position * positions as f64;
         if took >= CALIBRATES_AFTER && expected > 0.0 {
             self.ratio = (took.as_secs_f64() / expected).clamp(0.05, 20.0);
         }
-        // A whole pass's share of the whole tier's time (a resumed one says nothing).
+        let levels = (self.tier_levels > 0).then_some(self.tier_levels);
+        // A whole pass's share of the whole tier's time (a resumed one says nothing), as it
+        // would be with every cell held.
         if let Some(w) = self.pass.take() {
             if let (Some(pass), true) = (w.took, w.from == 0.0 && took >= CALIBRATES_AFTER) {
-                self.pass_share = (pass / took.as_secs_f64()).clamp(0.1, 1.0);
+                let after = (took.as_secs_f64() / pass.max(1e-9) - 1.0).max(0.0)
+                    / out_of_core_factor(held, levels.or(self.levels));
+                self.pass_share = (1.0 / (1.0 + after)).clamp(0.1, 1.0);
             }
         }
+        self.levels = levels.or(self.levels);
+        self.tier_levels = 0;
+        self.attractor = None;
         self.tier_start = Instant::now();
     }
 
@@ -208,17 +294,19 @@ impl RunClock {
         let rest: u64 = self.tiers_left.iter().skip(1).sum();
         let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
         if let Some((pass, ended)) = self.pass_time(now) {
-            let after_pass = pass * (1.0 / self.pass_share - 1.0);
-            let current_left = match ended {
-                None => self.pass_left(now) + after_pass,
-                Some(at) => {
+            let after_pass = pass * self.after_pass_ratio();
+            let current_left = match (ended, self.attractor_left(now)) {
+                (None, _) => self.pass_left(now) + after_pass,
+                // The attractor's own pace, then the finish.
+                (Some(_), Some(left)) => left + FINISH_SHARE * pass,
+                (Some(at), None) => {
                     let since = now.saturating_duration_since(at).as_secs_f64();
                     (after_pass - since).max(since / 20.0)
                 }
             };
             let estimate = self.per_position * current as f64;
             let ratio = if estimate > 0.0 {
-                (pass / self.pass_share / estimate).clamp(0.05, 20.0)
+                (pass * (1.0 + self.after_pass_ratio()) / estimate).clamp(0.05, 20.0)
             } else {
                 self.ratio
             };
@@ -419,6 +507,10 @@ impl TierProgress for Reporter {
     }
 
     fn level_done(&self, level: u32, decided: u64) {
+        self.clock
+            .lock()
+            .expect("progress lock")
+            .level_done(level, decided);
         let (tier, _) = *self.tier.lock().expect("progress lock");
         self.message(format!(
             "tier {tier}: attractor level {level}, {decided} positions decided"
@@ -435,7 +527,8 @@ impl RunProgress for Reporter {
     }
 
     fn run_started(&self, start: &RunStart) {
-        *self.clock.lock().expect("progress lock") = RunClock::new(&start.to_solve, start.estimate);
+        *self.clock.lock().expect("progress lock") =
+            RunClock::with_held(&start.to_solve, &start.held, start.estimate);
         self.start_run_line(start.total, start.done);
     }
 
@@ -560,6 +653,54 @@ mod tests {
         // A resumed pass does not set the share.
         c.tier_finished(100, Duration::from_secs(40));
         assert_eq!(c.pass_share, PASS_SHARE);
+    }
+
+    #[test]
+    fn a_tier_out_of_core_is_given_longer_after_its_pass_and_its_attractor_its_own_pace() {
+        // Two tiers of 200 and 2,000 positions (100 and 1,000 stored), 110 s estimated; the
+        // second's attractor holds 40% of its cells.
+        let mut c = RunClock::with_held(&[200, 2000], &[1.0, 0.4], Duration::from_secs(110));
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        // The first tier: a pass of 10 s, 30 levels, 25 s in all; in memory, so its share
+        // is taken as it is.
+        c.phase_started("successors", 100, 0, t);
+        c.pass_progress(1, 100, at(0.1));
+        c.pass_progress(100, 100, at(10.0));
+        c.phase_started("attractor", 0, 0, at(10.0));
+        c.level_done(29, 100);
+        c.tier_finished(200, Duration::from_secs(25));
+        assert!((c.pass_share - 0.4).abs() < 1e-9);
+        assert_eq!(c.levels, Some(30));
+        // The second tier's pass takes 100 s: the rest of the tier in memory would take
+        // 150 s, out of core 1 + 0.6 * 30 / 150 times that.
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        c.phase_started("successors", 1000, 0, t);
+        c.pass_progress(10, 1000, at(1.0));
+        c.pass_progress(1000, 1000, at(100.0));
+        c.phase_started("predecessors", 10, 0, at(100.0));
+        let factor = 1.0 + 0.6 * 30.0 / LEVELS_PER_DOUBLING;
+        let pass = 100.0;
+        let after = pass * 1.5 * factor;
+        assert!((c.eta(at(100.0)).as_secs_f64() - after).abs() < 1e-6);
+        // In its attractor, once a tenth of the stored positions are decided, its own pace
+        // decides: 250 of 1,000 in 20 s leaves 60 s, then the finish.
+        c.phase_started("attractor", 0, 0, at(120.0));
+        c.level_done(0, 50);
+        let before = c.eta(at(130.0)).as_secs_f64();
+        assert!((before - (after - 30.0)).abs() < 1e-6, "{before}");
+        c.level_done(1, 250);
+        let eta = c.eta(at(140.0)).as_secs_f64();
+        assert!((eta - (60.0 + FINISH_SHARE * pass)).abs() < 1e-6, "{eta}");
+        // Its share, measured out of core over its own 60 levels, is kept as it would be in
+        // memory.
+        c.level_done(59, 1000);
+        let factor = 1.0 + 0.6 * 60.0 / LEVELS_PER_DOUBLING;
+        c.tier_finished(2000, Duration::from_secs_f64(pass + 1.5 * factor * pass));
+        assert!((c.pass_share - 0.4).abs() < 1e-6, "{}", c.pass_share);
+        assert_eq!(c.levels, Some(60));
+        assert_eq!(c.eta(c.tier_start), Duration::ZERO);
     }
 
     #[test]

@@ -149,6 +149,10 @@ pub struct RunStart {
     pub to_solve: Vec<u64>,
     /// The estimated time of the tiers still to solve.
     pub estimate: Duration,
+    /// For each tier still to solve, the share of its cells its attractor holds in memory
+    /// (1 for a tier of one range): the rest it changes on disk at each level, which makes
+    /// its attractor slower beside its successor pass.
+    pub held: Vec<f64>,
 }
 
 /// Progress of a whole solve: a tier starting, then the tier's own phases.

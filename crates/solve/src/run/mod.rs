@@ -321,12 +321,23 @@ fn announce_run<G: Game>(
     progress: &dyn RunProgress,
 ) {
     let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
-    let to_solve: Vec<u64> = opts
+    let last = opts.plan.tiers.last().map(|t| t.tier);
+    let left_tiers: Vec<_> = opts
         .plan
         .tiers
         .iter()
         .filter(|t| manifest.record(t.tier).is_none())
-        .map(|t| t.states)
+        .collect();
+    let to_solve: Vec<u64> = left_tiers.iter().map(|t| t.states).collect();
+    // The last tier's attractor holds the lower tiers' share too, once it has retired them.
+    let held = left_tiers
+        .iter()
+        .map(|t| match t.ranges {
+            1 => 1.0,
+            _ => {
+                (t.held_cells(Some(t.tier) == last) as f64 / (4 * t.states.max(1)) as f64).min(1.0)
+            }
+        })
         .collect();
     let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
@@ -335,6 +346,7 @@ fn announce_run<G: Game>(
         done: (total - left) * POSITIONS_PER_ENTRY,
         to_solve: to_solve.iter().map(|s| s * POSITIONS_PER_ENTRY).collect(),
         estimate: solve_time(&time_sample(game, &opts.plan), left, threads),
+        held,
     });
 }
 
