@@ -103,8 +103,10 @@ const PASS_TRUSTED_AFTER: f64 = 0.02;
 /// Measured (`--timings`, the rest of a tier over its pass, against the tier below's in
 /// memory): Kigogo 7 seeds under `--mem 512M` (61% of cells not held, 229 levels) 2.6 times,
 /// Kigogo 8 under `--mem 4G` (34%, 248) 1.6, Bawo `n = 4` 15 seeds under `--mem 512M` (51%,
-/// 31) 1.2, 18 seeds under `--mem 4G` (21%, 36) about 1.
-const LEVELS_PER_DOUBLING: f64 = 150.0;
+/// 31) 1.2, 18 seeds under `--mem 4G` (21%, 36) about 1. The levels known beforehand are
+/// the tier below's (138 for Kigogo 7, 229 for 8, 30 and 36 for Bawo): this many fits them
+/// within a tenth but for Kigogo 7 under `--mem 512M` (1.8 of 2.6).
+const LEVELS_PER_DOUBLING: f64 = 100.0;
 
 /// Levels taken for a run's first tier, before any tier has said.
 const DEFAULT_LEVELS: u32 = 100;
@@ -312,7 +314,11 @@ impl RunClock {
             };
             return Duration::from_secs_f64(current_left + self.per_position * rest as f64 * ratio);
         }
-        let current_estimate = self.per_position * current as f64 * self.ratio;
+        // The estimate is of a tier in memory: out of core, the phases after its pass longer.
+        let held = self.held.front().copied().unwrap_or(1.0);
+        let out_of_core =
+            self.pass_share + (1.0 - self.pass_share) * out_of_core_factor(held, self.levels);
+        let current_estimate = self.per_position * current as f64 * self.ratio * out_of_core;
         let over = if current_estimate > 0.0 {
             (in_tier / current_estimate).max(1.0)
         } else {
@@ -672,15 +678,20 @@ mod tests {
         c.tier_finished(200, Duration::from_secs(25));
         assert!((c.pass_share - 0.4).abs() < 1e-9);
         assert_eq!(c.levels, Some(30));
-        // The second tier's pass takes 100 s: the rest of the tier in memory would take
-        // 150 s, out of core 1 + 0.6 * 30 / 150 times that.
+        // Before its pass has said anything, the second tier's estimate (100 s at the
+        // first tier's ratio of 2.5) is scaled for the phases after its pass.
         let t = c.tier_start;
         let at = |s: f64| t + Duration::from_secs_f64(s);
+        let factor = 1.0 + 0.6 * 30.0 / LEVELS_PER_DOUBLING;
+        let first = c.eta(t).as_secs_f64();
+        let expected = 100.0 * 2.5 * (0.4 + 0.6 * factor);
+        assert!((first - expected).abs() < 1e-6, "{first} {expected}");
+        // The second tier's pass takes 100 s: the rest of the tier in memory would take
+        // 150 s, out of core `factor` times that.
         c.phase_started("successors", 1000, 0, t);
         c.pass_progress(10, 1000, at(1.0));
         c.pass_progress(1000, 1000, at(100.0));
         c.phase_started("predecessors", 10, 0, at(100.0));
-        let factor = 1.0 + 0.6 * 30.0 / LEVELS_PER_DOUBLING;
         let pass = 100.0;
         let after = pass * 1.5 * factor;
         assert!((c.eta(at(100.0)).as_secs_f64() - after).abs() < 1e-6);
