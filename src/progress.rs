@@ -94,8 +94,11 @@ struct PassWatch {
 /// attractor reads from the disk at each of its 186 levels.
 const PASS_SHARE: f64 = 0.5;
 
-/// The pass must be this far along (as a fraction) before its pace is trusted.
+/// The pass must be this far along (as a fraction) before its pace is taken at all.
 const PASS_TRUSTED_AFTER: f64 = 0.02;
+
+/// Until the pass is this far along, its pace is blended with the estimate ([`RunClock::eta`]).
+const PASS_BLENDED_UNTIL: f64 = 0.2;
 
 /// Out of core, the attractor changes the cells of the ranges it does not hold on disk at
 /// every level: the share of cells not held, times the levels, over this many, is how much
@@ -294,26 +297,60 @@ impl RunClock {
             return Duration::ZERO;
         };
         let rest: u64 = self.tiers_left.iter().skip(1).sum();
+        let Some((pass, ended)) = self.pass_time(now) else {
+            return Duration::from_secs_f64(self.eta_by_estimate(now, current, rest));
+        };
+        let by_pass = self.eta_by_pass(now, pass, ended, current, rest);
+        // A pass's first percents go faster than the rest (Kigogo 7's 7-seed tier: its pace
+        // at 2% put the run's end a third early): until a fifth of it has run, its pace is
+        // blended with the estimate, in proportion.
+        let trust = match (
+            ended,
+            self.pass.and_then(|w| w.first.map(|f| (w.fraction, f.1))),
+        ) {
+            (None, Some((fraction, first))) => ((fraction - first) / PASS_BLENDED_UNTIL).min(1.0),
+            _ => 1.0,
+        };
+        let blended = if trust < 1.0 {
+            trust * by_pass + (1.0 - trust) * self.eta_by_estimate(now, current, rest)
+        } else {
+            by_pass
+        };
+        Duration::from_secs_f64(blended)
+    }
+
+    /// [`RunClock::eta`] from the pace of the tier in progress's successor pass (a whole pass
+    /// takes `pass`; `ended`: since when the tier is past it) and of its attractor.
+    fn eta_by_pass(
+        &self,
+        now: Instant,
+        pass: f64,
+        ended: Option<Instant>,
+        current: u64,
+        rest: u64,
+    ) -> f64 {
+        let after_pass = pass * self.after_pass_ratio();
+        let current_left = match (ended, self.attractor_left(now)) {
+            (None, _) => self.pass_left(now) + after_pass,
+            // The attractor's own pace, then the finish.
+            (Some(_), Some(left)) => left + FINISH_SHARE * pass,
+            (Some(at), None) => {
+                let since = now.saturating_duration_since(at).as_secs_f64();
+                (after_pass - since).max(since / 20.0)
+            }
+        };
+        let estimate = self.per_position * current as f64;
+        let ratio = if estimate > 0.0 {
+            (pass * (1.0 + self.after_pass_ratio()) / estimate).clamp(0.05, 20.0)
+        } else {
+            self.ratio
+        };
+        current_left + self.per_position * rest as f64 * ratio
+    }
+
+    /// [`RunClock::eta`] from the estimate, rescaled by the latest tier.
+    fn eta_by_estimate(&self, now: Instant, current: u64, rest: u64) -> f64 {
         let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
-        if let Some((pass, ended)) = self.pass_time(now) {
-            let after_pass = pass * self.after_pass_ratio();
-            let current_left = match (ended, self.attractor_left(now)) {
-                (None, _) => self.pass_left(now) + after_pass,
-                // The attractor's own pace, then the finish.
-                (Some(_), Some(left)) => left + FINISH_SHARE * pass,
-                (Some(at), None) => {
-                    let since = now.saturating_duration_since(at).as_secs_f64();
-                    (after_pass - since).max(since / 20.0)
-                }
-            };
-            let estimate = self.per_position * current as f64;
-            let ratio = if estimate > 0.0 {
-                (pass * (1.0 + self.after_pass_ratio()) / estimate).clamp(0.05, 20.0)
-            } else {
-                self.ratio
-            };
-            return Duration::from_secs_f64(current_left + self.per_position * rest as f64 * ratio);
-        }
         // The estimate is of a tier in memory: out of core, the phases after its pass longer.
         let held = self.held.front().copied().unwrap_or(1.0);
         let out_of_core =
@@ -325,8 +362,7 @@ impl RunClock {
             1.0
         };
         let current_left = (current_estimate - in_tier).max(in_tier.max(current_estimate) / 20.0);
-        let rest_left = self.per_position * rest as f64 * self.ratio * over;
-        Duration::from_secs_f64(current_left + rest_left)
+        current_left + self.per_position * rest as f64 * self.ratio * over
     }
 
     /// The whole-run line: `whole run: 586.3 M / 4.41 G positions (13%), 16.0 M/s, elapsed
@@ -622,11 +658,16 @@ mod tests {
         c.pass_progress(10, 1000, at(2.0));
         assert!((c.eta(at(2.5)).as_secs_f64() - 97.5).abs() < 1e-6);
         // 10% more in 10 s: a whole pass takes 2 + 100 s; 89 s of it are left, then the
-        // rest of the tier by the pass's share (one half before any tier measured it).
+        // rest of the tier by the pass's share (one half before any tier measured it). Half
+        // of a fifth of the pass has run: that, blended half and half with the estimate.
         c.pass_progress(110, 1000, at(12.0));
         let whole = 102.0;
         let after = whole * (1.0 / PASS_SHARE - 1.0);
-        assert!((c.eta(at(12.0)).as_secs_f64() - (89.0 + after)).abs() < 1e-6);
+        let blended = 0.5 * (89.0 + after) + 0.5 * (100.0 - 12.0);
+        assert!((c.eta(at(12.0)).as_secs_f64() - blended).abs() < 1e-6);
+        // A fifth of the pass at the same pace: the pace alone.
+        c.pass_progress(210, 1000, at(22.0));
+        assert!((c.eta(at(22.0)).as_secs_f64() - (79.0 + after)).abs() < 1e-6);
         // The pass ends at 102 s; the next phase counts down what is left of the tier.
         c.pass_progress(1000, 1000, at(102.0));
         c.phase_started("predecessors", 10, 0, at(102.0));
@@ -645,16 +686,16 @@ mod tests {
         let mut c = RunClock::new(&[100, 900], Duration::from_secs(100));
         let t = c.tier_start;
         let at = |s: f64| t + Duration::from_secs_f64(s);
-        // A resumed pass (half done) reporting first after 1 s, then going at 5% a second: a
-        // whole pass is 1 + 20 s, so the tier takes 42 s at a share of one half, 4.2 times
+        // A resumed pass (half done) reporting first after 1 s, then going at 5% a second
+        // (a fifth of it, so its pace alone is taken): a whole pass is 1 + 20 s, so the tier takes 42 s at a share of one half, 4.2 times
         // its estimate, and so will the next.
         c.phase_started("successors", 100, 50, t);
         c.pass_progress(55, 100, at(1.0));
-        c.pass_progress(65, 100, at(3.0));
-        let eta = c.eta(at(3.0)).as_secs_f64();
+        c.pass_progress(75, 100, at(5.0));
+        let eta = c.eta(at(5.0)).as_secs_f64();
         let whole = 21.0;
         let expected =
-            0.35 * 20.0 + whole * (1.0 / PASS_SHARE - 1.0) + 90.0 * whole / PASS_SHARE / 10.0;
+            0.25 * 20.0 + whole * (1.0 / PASS_SHARE - 1.0) + 90.0 * whole / PASS_SHARE / 10.0;
         assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
         // A resumed pass does not set the share.
         c.tier_finished(100, Duration::from_secs(40));
