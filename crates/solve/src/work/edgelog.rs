@@ -322,20 +322,23 @@ pub fn for_each(
         } else {
             decode_by_source(codec, len, &body, h.count, &mut edges)
         };
-        read.map_err(bad)?;
+        if read.map_err(bad)? != body.len() {
+            return Err(bad("piece longer than its edges"));
+        }
         f(&edges);
     }
     Ok(())
 }
 
-/// The edges of a piece in order of source, checked against a range of `len` positions.
+/// The edges of a piece in order of source, checked against a range of `len` positions;
+/// returns the bytes of `body` they took.
 fn decode_by_source(
     codec: EdgeCodec,
     len: usize,
     body: &[u8],
     count: usize,
     edges: &mut Vec<PackedEdge>,
-) -> std::result::Result<(), &'static str> {
+) -> std::result::Result<usize, &'static str> {
     let bits = codec.range_bits();
     let mask = (1u128 << bits) - 1;
     let mut at = 0usize;
@@ -343,26 +346,20 @@ fn decode_by_source(
     for _ in 0..count {
         let v = get_varint(body, &mut at).ok_or("bad edge")?;
         source += v >> bits;
-        let target = (v & mask) as usize;
-        if target >= len || source > u64::MAX as u128 || !codec.holds_source(source as u64) {
-            return Err("edge out of its range");
-        }
-        edges.push(codec.pack(target as u64, source as u64));
+        push_checked(codec, len, v & mask, source, edges)?;
     }
-    if at != body.len() {
-        return Err("piece longer than its edges");
-    }
-    Ok(())
+    Ok(at)
 }
 
-/// The edges of a piece in order of target, checked against a range of `len` positions.
+/// The edges of a piece in order of target, checked against a range of `len` positions;
+/// returns the bytes of `body` they took.
 fn decode_by_target(
     codec: EdgeCodec,
     len: usize,
     body: &[u8],
     count: usize,
     edges: &mut Vec<PackedEdge>,
-) -> std::result::Result<(), &'static str> {
+) -> std::result::Result<usize, &'static str> {
     let mut at = 0usize;
     let least = get_varint(body, &mut at).ok_or("bad least key")?;
     let key_bits = *body.get(at).ok_or("no key width")? as u32;
@@ -375,16 +372,24 @@ fn decode_by_target(
     for _ in 0..count {
         let v = get_varint(body, &mut at).ok_or("bad edge")?;
         target += v >> key_bits;
-        let source = least + (v & mask);
-        if target >= len as u128 || source > u64::MAX as u128 || !codec.holds_source(source as u64)
-        {
-            return Err("edge out of its range");
-        }
-        edges.push(codec.pack(target as u64, source as u64));
+        push_checked(codec, len, target, least + (v & mask), edges)?;
     }
-    if at != body.len() {
-        return Err("piece longer than its edges");
+    Ok(at)
+}
+
+/// Keeps an edge read back from a log once its target lies in the range of `len` positions
+/// and its source fits the codec's bits.
+fn push_checked(
+    codec: EdgeCodec,
+    len: usize,
+    target: u128,
+    source: u128,
+    edges: &mut Vec<PackedEdge>,
+) -> std::result::Result<(), &'static str> {
+    if target >= len as u128 || source > u64::MAX as u128 || !codec.holds_source(source as u64) {
+        return Err("edge out of its range");
     }
+    edges.push(codec.pack(target as u64, source as u64));
     Ok(())
 }
 
