@@ -171,6 +171,15 @@ impl TierPlan {
             self.attractor_cells
         }
     }
+
+    /// The share of the tier's cells (4 bytes a position) its attractor holds in memory
+    /// ([`TierPlan::held_cells`]): all of them in a tier of one range.
+    pub fn held_share(&self, retired: bool) -> f64 {
+        if self.ranges == 1 {
+            return 1.0;
+        }
+        (self.held_cells(retired) as f64 / (4 * self.states).max(1) as f64).min(1.0)
+    }
 }
 
 /// The memory plan of a run, computed once from `--mem` before any work: every tier's ranges

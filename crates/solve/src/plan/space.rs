@@ -205,7 +205,7 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget
         // after it is taken (measured at the peak, early in the attractor: 0.22 bytes a
         // stored position on Bawo `n = 4`, 15 seeds, `--mem 512M`; 0.11 on Kigogo 8). Both
         // slots are written.
-        let held = (tp.held_cells(retires) as f64 / (CELL_BYTES * stored).max(1.0)).min(1.0);
+        let held = tp.held_share(retires);
         let cells = (1.0 - held) * CELL_BYTES;
         let (packed, packed_written) = (
             PACKED_PASS_BYTES.max(PACKED_BYTES),

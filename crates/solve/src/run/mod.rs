@@ -332,12 +332,7 @@ fn announce_run<G: Game>(
     // The last tier's attractor holds the lower tiers' share too, once it has retired them.
     let held = left_tiers
         .iter()
-        .map(|t| match t.ranges {
-            1 => 1.0,
-            _ => {
-                (t.held_cells(Some(t.tier) == last) as f64 / (4 * t.states.max(1)) as f64).min(1.0)
-            }
-        })
+        .map(|t| t.held_share(Some(t.tier) == last))
         .collect();
     let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
