@@ -41,7 +41,7 @@ pub struct Reporter {
 pub struct RunClock {
     start: Instant,
     /// Positions of each tier still to solve, the one in progress first.
-    tiers_left: std::collections::VecDeque<u64>,
+    tiers_left: std::collections::VecDeque<TierLeft>,
     /// Estimated seconds per position.
     per_position: f64,
     /// Time taken over time estimated, for the latest tier that took at least a second.
@@ -56,8 +56,6 @@ pub struct RunClock {
     /// enough to say (before that, [`PASS_SHARE`]), as it would be with every cell held in
     /// memory ([`out_of_core_factor`]).
     pass_share: f64,
-    /// For each tier still to solve, the share of its cells its attractor holds in memory.
-    held: std::collections::VecDeque<f64>,
     /// Attractor levels of the latest tier that had any.
     levels: Option<u32>,
     /// Attractor levels of the tier in progress so far.
@@ -65,6 +63,15 @@ pub struct RunClock {
     /// The attractor of the tier in progress: when it started and the positions it has
     /// decided.
     attractor: Option<(Instant, u64)>,
+}
+
+/// A tier still to solve.
+#[derive(Debug, Clone, Copy)]
+struct TierLeft {
+    /// Its positions (both sides to move).
+    positions: u64,
+    /// The share of its cells its attractor holds in memory.
+    held: f64,
 }
 
 /// The successor pass of the tier in progress: its share of the tier's time is about the
@@ -145,14 +152,18 @@ impl RunClock {
         let now = Instant::now();
         let positions: u64 = tiers.iter().sum();
         RunClock {
-            held: (0..tiers.len())
-                .map(|i| held.get(i).copied().unwrap_or(1.0))
-                .collect(),
             levels: None,
             tier_levels: 0,
             attractor: None,
             start: now,
-            tiers_left: tiers.iter().copied().collect(),
+            tiers_left: tiers
+                .iter()
+                .enumerate()
+                .map(|(i, &positions)| TierLeft {
+                    positions,
+                    held: held.get(i).copied().unwrap_or(1.0),
+                })
+                .collect(),
             per_position: estimate.as_secs_f64() / positions.max(1) as f64,
             ratio: 1.0,
             finished: 0,
@@ -196,7 +207,7 @@ impl RunClock {
 
     /// The after-pass phases' time over the pass's, for the tier in progress.
     fn after_pass_ratio(&self) -> f64 {
-        let held = self.held.front().copied().unwrap_or(1.0);
+        let held = self.tiers_left.front().map_or(1.0, |t| t.held);
         (1.0 / self.pass_share - 1.0) * out_of_core_factor(held, self.levels)
     }
 
@@ -204,7 +215,7 @@ impl RunClock {
     /// measured since it started, once it has decided enough to say.
     fn attractor_left(&self, now: Instant) -> Option<f64> {
         let (start, decided) = self.attractor?;
-        let stored = *self.tiers_left.front()? / bawo_games::game::POSITIONS_PER_ENTRY;
+        let stored = self.tiers_left.front()?.positions / bawo_games::game::POSITIONS_PER_ENTRY;
         let done = (decided as f64 / stored.max(1) as f64).min(1.0);
         let elapsed = now.saturating_duration_since(start).as_secs_f64();
         (done >= ATTRACTOR_TRUSTED_AFTER && elapsed >= 1.0).then(|| elapsed * (1.0 - done) / done)
@@ -260,8 +271,7 @@ impl RunClock {
 
     /// A tier of `positions` finished after `took`.
     pub fn tier_finished(&mut self, positions: u64, took: Duration) {
-        self.tiers_left.pop_front();
-        let held = self.held.pop_front().unwrap_or(1.0);
+        let held = self.tiers_left.pop_front().map_or(1.0, |t| t.held);
         self.finished += positions;
         let expected = self.per_position * positions as f64;
         if took >= CALIBRATES_AFTER && expected > 0.0 {
@@ -293,10 +303,10 @@ impl RunClock {
     /// (measured on the latest tier), and the tiers after it scaled by how this tier compares
     /// with its estimate.
     pub fn eta(&self, now: Instant) -> Duration {
-        let Some(&current) = self.tiers_left.front() else {
+        let Some(current) = self.tiers_left.front().map(|t| t.positions) else {
             return Duration::ZERO;
         };
-        let rest: u64 = self.tiers_left.iter().skip(1).sum();
+        let rest: u64 = self.tiers_left.iter().skip(1).map(|t| t.positions).sum();
         let Some((pass, ended)) = self.pass_time(now) else {
             return Duration::from_secs_f64(self.eta_by_estimate(now, current, rest));
         };
@@ -329,7 +339,8 @@ impl RunClock {
         current: u64,
         rest: u64,
     ) -> f64 {
-        let after_pass = pass * self.after_pass_ratio();
+        let after_ratio = self.after_pass_ratio();
+        let after_pass = pass * after_ratio;
         let current_left = match (ended, self.attractor_left(now)) {
             (None, _) => self.pass_left(now) + after_pass,
             // The attractor's own pace, then the finish.
@@ -341,7 +352,7 @@ impl RunClock {
         };
         let estimate = self.per_position * current as f64;
         let ratio = if estimate > 0.0 {
-            (pass * (1.0 + self.after_pass_ratio()) / estimate).clamp(0.05, 20.0)
+            (pass * (1.0 + after_ratio) / estimate).clamp(0.05, 20.0)
         } else {
             self.ratio
         };
@@ -352,9 +363,7 @@ impl RunClock {
     fn eta_by_estimate(&self, now: Instant, current: u64, rest: u64) -> f64 {
         let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
         // The estimate is of a tier in memory: out of core, the phases after its pass longer.
-        let held = self.held.front().copied().unwrap_or(1.0);
-        let out_of_core =
-            self.pass_share + (1.0 - self.pass_share) * out_of_core_factor(held, self.levels);
+        let out_of_core = self.pass_share * (1.0 + self.after_pass_ratio());
         let current_estimate = self.per_position * current as f64 * self.ratio * out_of_core;
         let over = if current_estimate > 0.0 {
             (in_tier / current_estimate).max(1.0)
@@ -687,8 +696,8 @@ mod tests {
         let t = c.tier_start;
         let at = |s: f64| t + Duration::from_secs_f64(s);
         // A resumed pass (half done) reporting first after 1 s, then going at 5% a second
-        // (a fifth of it, so its pace alone is taken): a whole pass is 1 + 20 s, so the tier takes 42 s at a share of one half, 4.2 times
-        // its estimate, and so will the next.
+        // (a fifth of it, so its pace alone is taken): a whole pass is 1 + 20 s, so the tier
+        // takes 42 s at a share of one half, 4.2 times its estimate, and so will the next.
         c.phase_started("successors", 100, 50, t);
         c.pass_progress(55, 100, at(1.0));
         c.pass_progress(75, 100, at(5.0));
