@@ -1,0 +1,509 @@
+//! The whole-run line's clock: positions and time of the tiers left, and an ETA from the
+//! up-front estimate, refined by how long finished tiers really took, then by the pace of the
+//! tier in progress's successor pass and attractor (out of core, slower by the cells its
+//! attractor changes on disk at every level).
+
+use std::time::{Duration, Instant};
+
+use bawo_games::units::{human_count, human_duration};
+
+/// What the whole-run line knows: the estimate made before the run, spread over the tiers
+/// still to solve by their positions, and how the last tier that took long enough to say
+/// compared with its share (the tiers grow, so the latest finished one is the best guide to
+/// the next).
+#[derive(Debug, Clone)]
+pub struct RunClock {
+    start: Instant,
+    /// Positions of each tier still to solve, the one in progress first.
+    tiers_left: std::collections::VecDeque<TierLeft>,
+    /// Estimated seconds per position.
+    per_position: f64,
+    /// Time taken over time estimated, for the latest tier that took at least a second.
+    ratio: f64,
+    /// Positions of tiers finished by this run.
+    finished: u64,
+    /// When the tier in progress started.
+    tier_start: Instant,
+    /// The successor pass of the tier in progress, as its bar reports it.
+    pass: Option<PassWatch>,
+    /// The successor pass's share of a tier's time, from the latest tier that took long
+    /// enough to say (before that, [`PASS_SHARE`]), as it would be with every cell held in
+    /// memory ([`out_of_core_factor`]).
+    pass_share: f64,
+    /// Attractor levels of the latest tier that had any.
+    levels: Option<u32>,
+    /// Attractor levels of the tier in progress so far.
+    tier_levels: u32,
+    /// The attractor of the tier in progress: when it started and the positions it has
+    /// decided.
+    attractor: Option<(Instant, u64)>,
+}
+
+/// A tier still to solve.
+#[derive(Debug, Clone, Copy)]
+struct TierLeft {
+    /// Its positions (both sides to move).
+    positions: u64,
+    /// The share of its cells its attractor holds in memory.
+    held: f64,
+}
+
+/// The successor pass of the tier in progress: its share of the tier's time is about the
+/// same from tier to tier of a run, so once the pass has run a while its own pace says how
+/// long the tier will take, far better than an estimate made before the run (the largest
+/// tier is most of a run: all of Bao's, 86% of Kigogo 8's positions).
+#[derive(Debug, Clone, Copy)]
+struct PassWatch {
+    /// When it started (or resumed), and the fraction of the pass done then.
+    start: Instant,
+    from: f64,
+    /// Its first report of progress: when, and the fraction done then. Its pace is measured
+    /// from there, past the copies of the lower tiers it makes first (seconds, for a large
+    /// tier, that would make the pace of its first few percent look slow).
+    first: Option<(Instant, f64)>,
+    /// The fraction done now.
+    fraction: f64,
+    /// Its time, once the next phase started.
+    took: Option<f64>,
+    /// Whether the tier's phase after the pass has started.
+    ended_at: Option<Instant>,
+}
+
+/// The successor pass's share of a tier's time before a tier of the run has measured it:
+/// 0.64 on Bawo `n = 4`'s 20-seed tier, 0.42 on Kigogo's 8-seed tier (`--timings`, `--mem
+/// 4G`, 2 cores); only 0.26 on Bao mtaji's 11 seeds, a run of one tier whose out-of-core
+/// attractor reads from the disk at each of its 186 levels.
+const PASS_SHARE: f64 = 0.5;
+
+/// The pass must be this far along (as a fraction) before its pace is taken at all.
+const PASS_TRUSTED_AFTER: f64 = 0.02;
+
+/// Until the pass is this far along, its pace is blended with the estimate ([`RunClock::eta`]).
+const PASS_BLENDED_UNTIL: f64 = 0.2;
+
+/// Out of core, the attractor changes the cells of the ranges it does not hold on disk at
+/// every level: the share of cells not held, times the levels, over this many, is how much
+/// longer than in memory the rest of the tier takes beside its pass ([`out_of_core_factor`]).
+/// Measured (`--timings`, the rest of a tier over its pass, against the tier below's in
+/// memory): Kigogo 7 seeds under `--mem 512M` (61% of cells not held, 229 levels) 2.6 times,
+/// Kigogo 8 under `--mem 4G` (34%, 248) 1.6, Bawo `n = 4` 15 seeds under `--mem 512M` (51%,
+/// 31) 1.2, 18 seeds under `--mem 4G` (21%, 36) about 1. The levels known beforehand are
+/// the tier below's (138 for Kigogo 7, 229 for 8, 30 and 36 for Bawo): this many fits them
+/// within a tenth but for Kigogo 7 under `--mem 512M` (1.8 of 2.6).
+const LEVELS_PER_DOUBLING: f64 = 100.0;
+
+/// Levels taken for a run's first tier, before any tier has said.
+const DEFAULT_LEVELS: u32 = 100;
+
+/// The attractor must have decided this share of its tier's positions before its pace is
+/// trusted.
+const ATTRACTOR_TRUSTED_AFTER: f64 = 0.1;
+
+/// The finish and the compression after the attractor, as a share of the pass (measured:
+/// 0.08 to 0.12 on Bawo `n = 4` 18 seeds, Kigogo 7 and 8).
+const FINISH_SHARE: f64 = 0.1;
+
+/// How much longer than in memory the phases after a tier's pass take where its attractor
+/// holds `held` of its cells and runs `levels` levels ([`LEVELS_PER_DOUBLING`]).
+fn out_of_core_factor(held: f64, levels: Option<u32>) -> f64 {
+    let levels = levels.unwrap_or(DEFAULT_LEVELS) as f64;
+    1.0 + (1.0 - held).clamp(0.0, 1.0) * levels / LEVELS_PER_DOUBLING
+}
+
+/// A tier must take this long for its time to correct the estimate: shorter ones are
+/// dominated by fixed costs.
+const CALIBRATES_AFTER: Duration = Duration::from_secs(1);
+
+impl RunClock {
+    /// A run of tiers of `tiers` positions, estimated to take `estimate`.
+    pub fn new(tiers: &[u64], estimate: Duration) -> RunClock {
+        RunClock::with_held(tiers, &[], estimate)
+    }
+
+    /// [`RunClock::new`], where the attractor of each tier holds `held` of its cells in
+    /// memory (a tier not named holds them all).
+    pub fn with_held(tiers: &[u64], held: &[f64], estimate: Duration) -> RunClock {
+        let now = Instant::now();
+        let positions: u64 = tiers.iter().sum();
+        RunClock {
+            levels: None,
+            tier_levels: 0,
+            attractor: None,
+            start: now,
+            tiers_left: tiers
+                .iter()
+                .enumerate()
+                .map(|(i, &positions)| TierLeft {
+                    positions,
+                    held: held.get(i).copied().unwrap_or(1.0),
+                })
+                .collect(),
+            per_position: estimate.as_secs_f64() / positions.max(1) as f64,
+            ratio: 1.0,
+            finished: 0,
+            tier_start: now,
+            pass: None,
+            pass_share: PASS_SHARE,
+        }
+    }
+
+    /// Phase `name` of the tier in progress started at `now`, `done` of `total` units done.
+    pub fn phase_started(&mut self, name: &str, total: u64, done: u64, now: Instant) {
+        if name == "attractor" {
+            self.attractor = Some((now, 0));
+        }
+        if name == "successors" && total > 0 {
+            let from = done as f64 / total as f64;
+            self.pass = Some(PassWatch {
+                start: now,
+                from,
+                first: None,
+                fraction: from,
+                took: None,
+                ended_at: None,
+            });
+        } else if let Some(w) = &mut self.pass {
+            if w.took.is_none() {
+                w.took = Some(now.saturating_duration_since(w.start).as_secs_f64());
+                w.ended_at = Some(now);
+            }
+        }
+    }
+
+    /// The attractor of the tier in progress finished `level`, `decided` positions decided
+    /// in all (stored positions: one side to move).
+    pub fn level_done(&mut self, level: u32, decided: u64) {
+        self.tier_levels = self.tier_levels.max(level + 1);
+        if let Some((_, d)) = &mut self.attractor {
+            *d = decided;
+        }
+    }
+
+    /// The after-pass phases' time over the pass's, for the tier in progress.
+    fn after_pass_ratio(&self) -> f64 {
+        let held = self.tiers_left.front().map_or(1.0, |t| t.held);
+        (1.0 / self.pass_share - 1.0) * out_of_core_factor(held, self.levels)
+    }
+
+    /// The time the attractor in progress needs for the positions it has left, at the pace
+    /// measured since it started, once it has decided enough to say.
+    fn attractor_left(&self, now: Instant) -> Option<f64> {
+        let (start, decided) = self.attractor?;
+        let stored = self.tiers_left.front()?.positions / bawo_games::game::POSITIONS_PER_ENTRY;
+        let done = (decided as f64 / stored.max(1) as f64).min(1.0);
+        let elapsed = now.saturating_duration_since(start).as_secs_f64();
+        (done >= ATTRACTOR_TRUSTED_AFTER && elapsed >= 1.0).then(|| elapsed * (1.0 - done) / done)
+    }
+
+    /// The successor pass in progress has `done` of `total` positions done at `now`.
+    pub fn pass_progress(&mut self, done: u64, total: u64, now: Instant) {
+        if let Some(w) = &mut self.pass {
+            if w.took.is_none() && total > 0 {
+                w.fraction = done as f64 / total as f64;
+                if w.first.is_none() && w.fraction > w.from {
+                    w.first = Some((now, w.fraction));
+                }
+            }
+        }
+    }
+
+    /// The time the successor pass in progress needs for the positions it has left, at the
+    /// pace measured since its first report.
+    fn pass_left(&self, now: Instant) -> f64 {
+        let Some(w) = self.pass else { return 0.0 };
+        let Some((first_at, first)) = w.first else {
+            return 0.0;
+        };
+        let progress = w.fraction - first;
+        let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
+        if progress <= 0.0 {
+            return 0.0;
+        }
+        (1.0 - w.fraction) * elapsed / progress
+    }
+
+    /// The time a whole successor pass of the tier in progress takes at the pace measured,
+    /// and since when the tier is past it (`None`: still in it), once that pace is known.
+    fn pass_time(&self, now: Instant) -> Option<(f64, Option<Instant>)> {
+        let w = self.pass?;
+        match w.took {
+            Some(took) if w.from < 1.0 - PASS_TRUSTED_AFTER => {
+                Some((took / (1.0 - w.from), w.ended_at))
+            }
+            Some(_) => None,
+            None => {
+                let (first_at, first) = w.first?;
+                let progress = w.fraction - first;
+                let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
+                let setup = first_at.saturating_duration_since(w.start).as_secs_f64();
+                // A whole pass: its setup, then every position at the pace since.
+                (progress >= PASS_TRUSTED_AFTER && elapsed >= 1.0)
+                    .then(|| (setup + elapsed / progress, None))
+            }
+        }
+    }
+
+    /// A tier of `positions` finished after `took`.
+    pub fn tier_finished(&mut self, positions: u64, took: Duration) {
+        let held = self.tiers_left.pop_front().map_or(1.0, |t| t.held);
+        self.finished += positions;
+        let expected = self.per_position * positions as f64;
+        if took >= CALIBRATES_AFTER && expected > 0.0 {
+            self.ratio = (took.as_secs_f64() / expected).clamp(0.05, 20.0);
+        }
+        let levels = (self.tier_levels > 0).then_some(self.tier_levels);
+        // A whole pass's share of the whole tier's time (a resumed one says nothing), as it
+        // would be with every cell held.
+        if let Some(w) = self.pass.take() {
+            if let (Some(pass), true) = (w.took, w.from == 0.0 && took >= CALIBRATES_AFTER) {
+                let after = (took.as_secs_f64() / pass.max(1e-9) - 1.0).max(0.0)
+                    / out_of_core_factor(held, levels.or(self.levels));
+                self.pass_share = (1.0 / (1.0 + after)).clamp(0.1, 1.0);
+            }
+        }
+        self.levels = levels.or(self.levels);
+        self.tier_levels = 0;
+        self.attractor = None;
+        self.tier_start = Instant::now();
+    }
+
+    /// The time the rest of the run should take: the tier in progress's share of the
+    /// estimate less the time it has taken, then the tiers after it, all scaled by the
+    /// latest ratio. A tier that runs over its share raises the ratio for the tiers after it
+    /// and is taken to be nearly done (a twentieth of its time left).
+    ///
+    /// Once the tier's successor pass has run a while, its pace decides instead: the rest of
+    /// the pass at that pace, then the tier's other phases by the pass's share of a tier
+    /// (measured on the latest tier), and the tiers after it scaled by how this tier compares
+    /// with its estimate.
+    pub fn eta(&self, now: Instant) -> Duration {
+        let Some(current) = self.tiers_left.front().map(|t| t.positions) else {
+            return Duration::ZERO;
+        };
+        let rest: u64 = self.tiers_left.iter().skip(1).map(|t| t.positions).sum();
+        let Some((pass, ended)) = self.pass_time(now) else {
+            return Duration::from_secs_f64(self.eta_by_estimate(now, current, rest));
+        };
+        let by_pass = self.eta_by_pass(now, pass, ended, current, rest);
+        // A pass's first percents go faster than the rest (Kigogo 7's 7-seed tier: its pace
+        // at 2% put the run's end a third early): until a fifth of it has run, its pace is
+        // blended with the estimate, in proportion.
+        let trust = match (
+            ended,
+            self.pass.and_then(|w| w.first.map(|f| (w.fraction, f.1))),
+        ) {
+            (None, Some((fraction, first))) => ((fraction - first) / PASS_BLENDED_UNTIL).min(1.0),
+            _ => 1.0,
+        };
+        let blended = if trust < 1.0 {
+            trust * by_pass + (1.0 - trust) * self.eta_by_estimate(now, current, rest)
+        } else {
+            by_pass
+        };
+        Duration::from_secs_f64(blended)
+    }
+
+    /// [`RunClock::eta`] from the pace of the tier in progress's successor pass (a whole pass
+    /// takes `pass`; `ended`: since when the tier is past it) and of its attractor.
+    fn eta_by_pass(
+        &self,
+        now: Instant,
+        pass: f64,
+        ended: Option<Instant>,
+        current: u64,
+        rest: u64,
+    ) -> f64 {
+        let after_ratio = self.after_pass_ratio();
+        let after_pass = pass * after_ratio;
+        let current_left = match (ended, self.attractor_left(now)) {
+            (None, _) => self.pass_left(now) + after_pass,
+            // The attractor's own pace, then the finish.
+            (Some(_), Some(left)) => left + FINISH_SHARE * pass,
+            (Some(at), None) => {
+                let since = now.saturating_duration_since(at).as_secs_f64();
+                (after_pass - since).max(since / 20.0)
+            }
+        };
+        let estimate = self.per_position * current as f64;
+        let ratio = if estimate > 0.0 {
+            (pass * (1.0 + after_ratio) / estimate).clamp(0.05, 20.0)
+        } else {
+            self.ratio
+        };
+        current_left + self.per_position * rest as f64 * ratio
+    }
+
+    /// [`RunClock::eta`] from the estimate, rescaled by the latest tier.
+    fn eta_by_estimate(&self, now: Instant, current: u64, rest: u64) -> f64 {
+        let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
+        // The estimate is of a tier in memory: out of core, the phases after its pass longer.
+        let out_of_core = self.pass_share * (1.0 + self.after_pass_ratio());
+        let current_estimate = self.per_position * current as f64 * self.ratio * out_of_core;
+        let over = if current_estimate > 0.0 {
+            (in_tier / current_estimate).max(1.0)
+        } else {
+            1.0
+        };
+        let current_left = (current_estimate - in_tier).max(in_tier.max(current_estimate) / 20.0);
+        current_left + self.per_position * rest as f64 * self.ratio * over
+    }
+
+    /// The whole-run line: `whole run: 586.3 M / 4.41 G positions (13%), 16.0 M/s, elapsed
+    /// 2m 05s, eta 12m 30s`, for `done` of `total` positions.
+    pub fn line(&self, done: u64, total: u64, now: Instant) -> String {
+        let elapsed = now.saturating_duration_since(self.start);
+        let rate = self.finished as f64 / elapsed.as_secs_f64().max(1e-9);
+        format!(
+            "whole run: {} / {} positions ({}%), {}, elapsed {}, eta {}",
+            human_count(done),
+            human_count(total),
+            (100 * done).checked_div(total).unwrap_or(100),
+            bawo_games::units::human_rate(rate),
+            human_duration(elapsed),
+            human_duration(self.eta(now)),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_whole_run_eta_follows_the_estimate_then_the_latest_tier() {
+        // Three tiers, 100 s estimated for 1,000 positions: 10, 30 and 60 s by their shares.
+        let mut c = RunClock::new(&[100, 300, 600], Duration::from_secs(100));
+        let t = c.tier_start;
+        assert_eq!(c.eta(t), Duration::from_secs(100));
+        assert_eq!(c.eta(t + Duration::from_secs(4)), Duration::from_secs(96));
+        // The first tier took twice its share: the rest takes twice its estimate too.
+        c.tier_finished(100, Duration::from_secs(20));
+        let t = c.tier_start;
+        assert_eq!(c.eta(t).as_secs(), 180);
+        assert_eq!(c.eta(t + Duration::from_secs(50)).as_secs(), 130);
+        // The tier in progress runs over its 60 s: it is taken as nearly done, and the tier
+        // after it as slower by as much.
+        let late = c.eta(t + Duration::from_secs(120)).as_secs_f64();
+        assert!((late - (6.0 + 120.0 * 2.0)).abs() < 1e-6, "{late}");
+        // The second tier took its share exactly: the ratio is 1 again; a quick tier (under
+        // a second) leaves the ratio as it was.
+        c.tier_finished(300, Duration::from_secs(30));
+        assert_eq!(c.eta(c.tier_start).as_secs(), 60);
+        c.tier_finished(600, Duration::from_millis(10));
+        assert_eq!(c.eta(c.tier_start), Duration::ZERO);
+        let line = c.line(1000, 1000, c.start + Duration::from_secs(125));
+        assert_eq!(
+            line,
+            "whole run: 1.0 k / 1.0 k positions (100%), 8/s, elapsed 2m 05s, eta 0s"
+        );
+    }
+
+    #[test]
+    fn the_eta_follows_the_successor_pass_once_it_has_run_a_while() {
+        // One tier estimated at 100 s.
+        let mut c = RunClock::new(&[1000], Duration::from_secs(100));
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        c.phase_started("successors", 1000, 0, t);
+        // The pass reports first after 2 s of setup (its copies of the lower tiers): too
+        // early to trust a pace, so the estimate.
+        c.pass_progress(10, 1000, at(2.0));
+        assert!((c.eta(at(2.5)).as_secs_f64() - 97.5).abs() < 1e-6);
+        // 10% more in 10 s: a whole pass takes 2 + 100 s; 89 s of it are left, then the
+        // rest of the tier by the pass's share (one half before any tier measured it). Half
+        // of a fifth of the pass has run: that, blended half and half with the estimate.
+        c.pass_progress(110, 1000, at(12.0));
+        let whole = 102.0;
+        let after = whole * (1.0 / PASS_SHARE - 1.0);
+        let blended = 0.5 * (89.0 + after) + 0.5 * (100.0 - 12.0);
+        assert!((c.eta(at(12.0)).as_secs_f64() - blended).abs() < 1e-6);
+        // A fifth of the pass at the same pace: the pace alone.
+        c.pass_progress(210, 1000, at(22.0));
+        assert!((c.eta(at(22.0)).as_secs_f64() - (79.0 + after)).abs() < 1e-6);
+        // The pass ends at 102 s; the next phase counts down what is left of the tier.
+        c.pass_progress(1000, 1000, at(102.0));
+        c.phase_started("predecessors", 10, 0, at(102.0));
+        assert!((c.eta(at(130.0)).as_secs_f64() - (after - 28.0)).abs() < 1e-6);
+        // Past it, the tier is taken as nearly done.
+        let late = c.eta(at(300.0)).as_secs_f64();
+        assert!((late - 198.0 / 20.0).abs() < 1e-6, "{late}");
+        // The tier took 255 s: its pass was 40% of it, the share the next tier's ETA takes.
+        c.tier_finished(1000, Duration::from_secs(255));
+        assert!((c.pass_share - 0.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_pace_of_a_pass_sets_the_eta_of_the_tiers_after_it() {
+        // Two tiers of 100 and 900 positions, 100 s estimated: 10 s and 90 s.
+        let mut c = RunClock::new(&[100, 900], Duration::from_secs(100));
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        // A resumed pass (half done) reporting first after 1 s, then going at 5% a second
+        // (a fifth of it, so its pace alone is taken): a whole pass is 1 + 20 s, so the tier
+        // takes 42 s at a share of one half, 4.2 times its estimate, and so will the next.
+        c.phase_started("successors", 100, 50, t);
+        c.pass_progress(55, 100, at(1.0));
+        c.pass_progress(75, 100, at(5.0));
+        let eta = c.eta(at(5.0)).as_secs_f64();
+        let whole = 21.0;
+        let expected =
+            0.25 * 20.0 + whole * (1.0 / PASS_SHARE - 1.0) + 90.0 * whole / PASS_SHARE / 10.0;
+        assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
+        // A resumed pass does not set the share.
+        c.tier_finished(100, Duration::from_secs(40));
+        assert_eq!(c.pass_share, PASS_SHARE);
+    }
+
+    #[test]
+    fn a_tier_out_of_core_is_given_longer_after_its_pass_and_its_attractor_its_own_pace() {
+        // Two tiers of 200 and 2,000 positions (100 and 1,000 stored), 110 s estimated; the
+        // second's attractor holds 40% of its cells.
+        let mut c = RunClock::with_held(&[200, 2000], &[1.0, 0.4], Duration::from_secs(110));
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        // The first tier: a pass of 10 s, 30 levels, 25 s in all; in memory, so its share
+        // is taken as it is.
+        c.phase_started("successors", 100, 0, t);
+        c.pass_progress(1, 100, at(0.1));
+        c.pass_progress(100, 100, at(10.0));
+        c.phase_started("attractor", 0, 0, at(10.0));
+        c.level_done(29, 100);
+        c.tier_finished(200, Duration::from_secs(25));
+        assert!((c.pass_share - 0.4).abs() < 1e-9);
+        assert_eq!(c.levels, Some(30));
+        // Before its pass has said anything, the second tier's estimate (100 s at the
+        // first tier's ratio of 2.5) is scaled for the phases after its pass.
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        let factor = 1.0 + 0.6 * 30.0 / LEVELS_PER_DOUBLING;
+        let first = c.eta(t).as_secs_f64();
+        let expected = 100.0 * 2.5 * (0.4 + 0.6 * factor);
+        assert!((first - expected).abs() < 1e-6, "{first} {expected}");
+        // The second tier's pass takes 100 s: the rest of the tier in memory would take
+        // 150 s, out of core `factor` times that.
+        c.phase_started("successors", 1000, 0, t);
+        c.pass_progress(10, 1000, at(1.0));
+        c.pass_progress(1000, 1000, at(100.0));
+        c.phase_started("predecessors", 10, 0, at(100.0));
+        let pass = 100.0;
+        let after = pass * 1.5 * factor;
+        assert!((c.eta(at(100.0)).as_secs_f64() - after).abs() < 1e-6);
+        // In its attractor, once a tenth of the stored positions are decided, its own pace
+        // decides: 250 of 1,000 in 20 s leaves 60 s, then the finish.
+        c.phase_started("attractor", 0, 0, at(120.0));
+        c.level_done(0, 50);
+        let before = c.eta(at(130.0)).as_secs_f64();
+        assert!((before - (after - 30.0)).abs() < 1e-6, "{before}");
+        c.level_done(1, 250);
+        let eta = c.eta(at(140.0)).as_secs_f64();
+        assert!((eta - (60.0 + FINISH_SHARE * pass)).abs() < 1e-6, "{eta}");
+        // Its share, measured out of core over its own 60 levels, is kept as it would be in
+        // memory.
+        c.level_done(59, 1000);
+        let factor = 1.0 + 0.6 * 60.0 / LEVELS_PER_DOUBLING;
+        c.tier_finished(2000, Duration::from_secs_f64(pass + 1.5 * factor * pass));
+        assert!((c.pass_share - 0.4).abs() < 1e-6, "{}", c.pass_share);
+        assert_eq!(c.levels, Some(60));
+        assert_eq!(c.eta(c.tier_start), Duration::ZERO);
+    }
+}
