@@ -6,3 +6,4 @@ pub mod disk;
 pub mod mem_arg;
 pub mod sample;
 pub mod space;
+pub mod window;
