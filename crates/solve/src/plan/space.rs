@@ -147,9 +147,10 @@ pub fn tier_peak(d: &TierDisk, lower_tables: u64, lower_bdb: u64, retires: bool)
         lower_tables: late_tables,
         bdb: d.bdb,
     };
+    // The latest of equal moments, as `max_by_key` gives it.
     [early, late, compressing]
         .into_iter()
-        .reduce(|a, b| if b.total >= a.total { b } else { a })
+        .max_by_key(|p| p.total)
         .expect("three moments")
 }
 
