@@ -8,6 +8,7 @@
 //! sizes the window so the busiest phase fits the budget after the reserve for lower tiers'
 //! maps, the level messages and a fixed overhead, and rounds it down to a power of two.
 
+use crate::plan::shape::TierShape;
 use crate::plan::window::{attractor_bits, attractor_working, per_position, writing_per_position};
 use crate::work::graph::max_wide_range_bits;
 
@@ -143,24 +144,6 @@ pub struct MemoryPlan {
 /// edges than planned would pass the memory cap. The disk model takes the sample as it is
 /// ([`crate::plan::space`]): it is an estimate, not a cap.
 pub const EDGE_MARGIN: f64 = 1.25;
-
-/// One tier as the planner sees it.
-#[derive(Debug, Clone, Copy)]
-pub struct TierShape {
-    /// The tier (its seeds).
-    pub tier: u32,
-    /// Positions in the tier.
-    pub states: u64,
-    /// Estimated in-tier edges per position.
-    pub edges_per_position: f64,
-    /// Indices need more than 32 bits (or a test forces the wide path): 40-bit sources.
-    pub wide: bool,
-    /// Bytes of a predecessor key where lists store keys ([`crate::work::graph::key_bytes`]),
-    /// else 0.
-    pub keys: u8,
-    /// Bytes of memory the keys' table takes beside the tier.
-    pub key_table: u64,
-}
 
 impl MemoryPlan {
     /// Plans `tiers` (in solving order) within `budget`. `range_bits` overrides the planned

@@ -5,5 +5,6 @@ pub mod budget;
 pub mod disk;
 pub mod mem_arg;
 pub mod sample;
+pub mod shape;
 pub mod space;
 pub mod window;

@@ -7,7 +7,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::counts::WorkDisk;
-use crate::plan::budget::{MemoryPlan, TierPlan, TierShape, EDGE_MARGIN};
+use crate::plan::budget::{MemoryPlan, TierPlan, EDGE_MARGIN};
+use crate::plan::shape::TierShape;
 use bawo_games::error::{Error, Result};
 use bawo_games::units::human_bytes;
 

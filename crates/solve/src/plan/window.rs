@@ -2,7 +2,7 @@
 //! plan sizes its ranges by), and how far the attractor cuts a range below what its busiest
 //! phase allows ([`crate::plan::budget::MemoryPlan`]).
 
-use crate::plan::budget::TierShape;
+use crate::plan::shape::TierShape;
 
 /// Bytes per position of the busiest phase of a tier with about `edges` in-tier edges per
 /// position and `source` bytes per stored predecessor: predecessor building holds 8 bytes per

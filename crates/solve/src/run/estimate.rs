@@ -9,8 +9,9 @@
 use serde::Serialize;
 
 use crate::counts::WorkDisk;
-use crate::plan::budget::{MemoryPlan, TierShape};
+use crate::plan::budget::MemoryPlan;
 use crate::plan::sample::{solve_time, time_sample, TimeSample};
+use crate::plan::shape::TierShape;
 use crate::plan::space::{tier_disk, tier_peak, TierDisk};
 use crate::run::{plan_shapes, tier_shapes, SolveConfig};
 use bawo_games::error::Result;

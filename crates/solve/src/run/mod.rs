@@ -27,10 +27,11 @@ use std::time::Instant;
 
 use crate::counts::TierCounts;
 use crate::flags::flags_file;
+use crate::plan::budget::MemoryPlan;
 use crate::plan::budget::EDGE_MARGIN;
-use crate::plan::budget::{MemoryPlan, TierShape};
 use crate::plan::disk::dir_bytes;
 use crate::plan::sample::{solve_time, time_sample};
+use crate::plan::shape::TierShape;
 use crate::run::compress::beside_by_default;
 use crate::run::open::{adopt_budget, open_run, work_root, Opened};
 use crate::run::owned::{remove_raw_tables, Owned};
