@@ -8,7 +8,7 @@ use rayon::prelude::*;
 use crate::cell;
 use crate::counts::{TierCounts, WorkDisk};
 use crate::flags::{flags_path_beside, FlagWriter};
-use crate::plan::disk::work_disk;
+use crate::plan::disk::DiskGauge;
 use crate::tier::{packed, Job, TierProgress};
 use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
@@ -70,6 +70,7 @@ impl<G: Game> Job<'_, G> {
         progress: &dyn TierProgress,
     ) -> Result<WorkDisk> {
         let mut peak = WorkDisk::default();
+        let mut gauge = DiskGauge::default();
         let mut table_bytes = table::HEADER as u64;
         for r in 0..self.ranges {
             let path = self.cells_path(r);
@@ -102,10 +103,11 @@ impl<G: Game> Job<'_, G> {
                 }
                 flags.push(cells)?;
             }
-            let mut now = work_disk(&self.st.work);
-            now.table = table_bytes;
-            if now.total() >= peak.total() {
-                peak = now;
+            if let Some(mut now) = gauge.sample(&self.st.work) {
+                now.table = table_bytes;
+                if now.total() >= peak.total() {
+                    peak = now;
+                }
             }
             // A range changed since the last checkpoint lives in a copy, not in the slot
             // that checkpoint names, and a range checkpointed packed in plain cells no

@@ -75,6 +75,7 @@ impl<G: Game> Job<'_, G> {
         progress: &dyn TierProgress,
     ) -> Result<()> {
         let mut level = self.st.next as u32;
+        let first = level;
         progress.phase("attractor", 0, 0);
         let mut decided: u64 = 0;
         // A tier of one range keeps its cells mapped from level to level: mapping them again
@@ -95,7 +96,13 @@ impl<G: Game> Job<'_, G> {
             if !self.resident {
                 kept = None;
             }
-            self.note_disk(0);
+            // Scanned at once at the first level, where the attractor's peak lay on the tiers
+            // measured (its due logs at their most); sampled after.
+            if level == first {
+                self.note_disk_now();
+            } else {
+                self.note_disk();
+            }
             // Step 2: apply them, range by range. A dense level's range not held is read
             // into `buffer`, which takes the place of its mapped pages and goes with the
             // step, before the next level's emitting maps cells and lists again.

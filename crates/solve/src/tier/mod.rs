@@ -251,6 +251,8 @@ pub(super) struct Job<'g, G: Game> {
     /// Where the predecessor lists store keys ([`TierState::keys`]), what turns them back
     /// into sources.
     pub(super) keys: Option<KeptHalf>,
+    /// The work folder's disk, sampled after ranges and levels ([`Job::note_disk`]).
+    pub(super) gauge: crate::plan::disk::DiskGauge,
 }
 
 impl<'g, G: Game> Job<'g, G> {
@@ -363,14 +365,21 @@ impl<'g, G: Game> Job<'g, G> {
             consumed: Vec::new(),
             lower_freed: 0,
             keys: None,
+            gauge: Default::default(),
         }
     }
 
-    /// Notes the disk the work files take now (plus `extra` bytes of the tier's other files)
-    /// if it is the most so far: the tier's peak, which its report gives.
-    pub(super) fn note_disk(&mut self, extra: u64) {
-        let mut kinds = crate::plan::disk::work_disk(&self.st.work);
-        kinds.table = extra;
+    /// Notes the disk the work files take now if it is the most so far (the tier's peak,
+    /// which its report gives), where a scan is due ([`crate::plan::disk::DiskGauge`]).
+    pub(super) fn note_disk(&mut self) {
+        if let Some(kinds) = self.gauge.sample(&self.st.work) {
+            self.keep_peak(kinds);
+        }
+    }
+
+    /// [`Job::note_disk`] scanned now: at the end of a phase, and where a phase's peak lies.
+    pub(super) fn note_disk_now(&mut self) {
+        let kinds = self.gauge.scan(&self.st.work);
         self.keep_peak(kinds);
     }
 
@@ -538,7 +547,7 @@ impl<'g, G: Game> Job<'g, G> {
         self.pinned = vec![pinned; self.ranges];
         self.st.phase = Phase::Predecessors;
         self.st.next = 0;
-        self.note_disk(0);
+        self.note_disk_now();
         Ok(())
     }
 
@@ -631,9 +640,13 @@ impl<'g, G: Game> Job<'g, G> {
             self.st.preds.push(sum);
             self.st.next += 1;
             progress.advance(1);
-            self.note_disk(0);
             built_edges += log_bytes;
             let last = self.st.next as usize == self.ranges;
+            if last {
+                self.note_disk_now();
+            } else {
+                self.note_disk();
+            }
             let now = if beside {
                 last
             } else {
