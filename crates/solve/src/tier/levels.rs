@@ -2,62 +2,45 @@
 //! ([`crate::tier::emit_level`]) and applied range by range, the due logs it read left for
 //! the next checkpoint to delete, and the checkpoints taken between levels.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use memmap2::MmapMut;
 
-use crate::tier::attractor::{
-    apply_batches, apply_marking, cells_of, Changed, DepthOverflow, CHANGED_BLOCK,
-};
+use crate::tier::attractor::{apply_batches, apply_marking, cells_of, Changed, DepthOverflow};
+use crate::tier::cells_io::CellsIo;
 use crate::tier::checkpoint::Checkpoints;
-use crate::tier::held::{cells_view, HeldCells};
+use crate::tier::held::cells_view;
 use crate::tier::{Job, TierProgress};
 use crate::work::{remove_file_if_present, WorkFile};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
 
 /// A level with at least one message per this many cells of a range not held applies them
-/// to the range's cells read into memory ([`apply_through`]) rather than through the file's
-/// map.
-const DENSE_ONE_IN: usize = 256;
-
-/// What applying a level to a range gives: the positions decided, or a depth overflow.
-type Applied = std::result::Result<Vec<Vec<(u32, u32)>>, DepthOverflow>;
-
-/// Applies `batches` to the `len` cells of the file at `path`, read whole into `buffer`; the
-/// pages the messages changed are written back.
+/// to the range's cells read into memory, and writes back the pages they changed
+/// ([`CellsIo`]), rather than through the file's map.
 ///
 /// Changing a mapped file's cells costs a write fault the first time each page is written
 /// after the kernel cleaned it, and on Linux 6.18 with ext4's large folios each such fault
 /// prepares the whole folio's blocks (`block_page_mkwrite`): on Kigogo's 8-seed tier a third
 /// of the attractor's processor time. Reading the range (a copy from the page cache) and
 /// writing back only the changed pages prepares each folio's blocks once per write.
-fn apply_through(
-    path: &Path,
-    len: usize,
-    buffer: &mut Vec<u32>,
+const DENSE_ONE_IN: usize = 256;
+
+/// What applying a level to a range gives: the positions decided, or a depth overflow.
+type Applied = std::result::Result<Vec<Vec<(u32, u32)>>, DepthOverflow>;
+
+/// Applies `batches` to a range's `cells` read into memory; returns what applying gives and
+/// the runs of blocks it changed, to write back.
+fn apply_in_memory(
+    cells: &mut [u32],
     batches: &[&[u32]],
     level: u32,
-) -> Result<Applied> {
-    use std::os::unix::fs::FileExt;
-    buffer.resize(len, 0);
-    HeldCells::read_file(path, buffer)?;
-    let changed = Changed::new(len);
-    // SAFETY: the buffer's words are 4-aligned and only used through this view here.
-    let cells = unsafe { cells_of(bawo_store::bytes::u32_bytes_mut(buffer)) };
-    let applied = apply_marking(cells, batches, level, Some(&changed));
-    let file = bawo_store::open_no_follow()
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    let bytes = bawo_store::bytes::u32_bytes(buffer);
-    for run in changed.runs() {
-        let from = run.start * 4 * CHANGED_BLOCK;
-        let to = (run.end * 4 * CHANGED_BLOCK).min(bytes.len());
-        file.write_all_at(&bytes[from..to], from as u64)
-            .map_err(|e| Error::io(path, e))?;
-    }
-    Ok(applied)
+) -> (Applied, Vec<std::ops::Range<usize>>) {
+    let changed = Changed::new(cells.len());
+    // SAFETY: the words are 4-aligned and only used through this view here.
+    let view = unsafe { cells_of(bawo_store::bytes::u32_bytes_mut(cells)) };
+    let applied = apply_marking(view, batches, level, Some(&changed));
+    (applied, changed.runs())
 }
 
 impl<G: Game> Job<'_, G> {
@@ -104,41 +87,69 @@ impl<G: Game> Job<'_, G> {
                 self.note_disk();
             }
             // Step 2: apply them, range by range. A dense level's range not held is read
-            // into `buffer`, which takes the place of its mapped pages and goes with the
-            // step, before the next level's emitting maps cells and lists again.
-            let mut buffer: Vec<u32> = Vec::new();
-            for r in 0..self.ranges {
-                let m = msgs.take(r)?;
-                let batches: Vec<&[u32]> = if m.is_empty() {
-                    direct.iter().map(Vec::as_slice).collect()
-                } else {
-                    m.iter().map(Vec::as_slice).collect()
-                };
-                if batches.is_empty() {
-                    continue;
+            // into memory, changed there and written back, on a thread of their own
+            // ([`CellsIo`]), the next such range read while this one is applied.
+            let dense: Vec<bool> = (0..self.ranges)
+                .map(|r| {
+                    let touched = match msgs.count(r) {
+                        0 => direct.iter().map(Vec::len).sum(),
+                        n => n,
+                    };
+                    !held.holds(r) && !self.resident && touched * DENSE_ONE_IN >= self.range_len(r)
+                })
+                .collect();
+            let next_dense = |from: usize| (from..dense.len()).find(|&r| dense[r]);
+            std::thread::scope(|scope| -> Result<()> {
+                let mut io = CellsIo::start(scope)?;
+                let mut ahead = next_dense(0);
+                if let Some(n) = ahead {
+                    self.unpin(n)?;
+                    io.read(self.cells_path(n), self.range_len(n))?;
                 }
-                if held.holds(r) {
-                    // Held cells are never the checkpointed slot: no copy before changing.
-                    self.dirty[r] = true;
-                } else {
-                    self.unpin(r)?;
+                for r in 0..self.ranges {
+                    let m = msgs.take(r)?;
+                    let batches: Vec<&[u32]> = if m.is_empty() {
+                        direct.iter().map(Vec::as_slice).collect()
+                    } else {
+                        m.iter().map(Vec::as_slice).collect()
+                    };
+                    if batches.is_empty() {
+                        continue;
+                    }
+                    let applied = if ahead == Some(r) {
+                        let mut cells = io.take()?;
+                        ahead = next_dense(r + 1);
+                        if let Some(n) = ahead {
+                            self.unpin(n)?;
+                            io.read(self.cells_path(n), self.range_len(n))?;
+                        }
+                        let (applied, blocks) = apply_in_memory(&mut cells, &batches, level);
+                        io.write(self.cells_path(r), cells, blocks)?;
+                        applied
+                    } else {
+                        if held.holds(r) {
+                            // Held cells are never the checkpointed slot: no copy before
+                            // changing.
+                            self.dirty[r] = true;
+                        } else {
+                            self.unpin(r)?;
+                        }
+                        let touched: usize = batches.iter().map(|b| b.len()).sum();
+                        let cells =
+                            cells_view(&mut held, &mut kept, r, &self.cells_path(r), touched)?;
+                        let applied = apply_batches(cells, &batches, level);
+                        // Out of core no map is kept from the emitting step or the range
+                        // before.
+                        if !self.resident {
+                            kept = None;
+                        }
+                        applied
+                    };
+                    let newly = applied.map_err(|_| Error::DepthOverflow { tier: self.tier })?;
+                    self.block_sink().queue_batches(r, &newly)?;
                 }
-                let touched: usize = batches.iter().map(|b| b.len()).sum();
-                let len = self.range_len(r);
-                // Out of core no map is kept from the emitting step or the range before.
-                let newly = if !held.holds(r) && !self.resident && touched * DENSE_ONE_IN >= len {
-                    apply_through(&self.cells_path(r), len, &mut buffer, &batches, level)
-                } else {
-                    let cells = cells_view(&mut held, &mut kept, r, &self.cells_path(r), touched)?;
-                    Ok(apply_batches(cells, &batches, level))
-                }?
-                .map_err(|_| Error::DepthOverflow { tier: self.tier })?;
-                if !self.resident {
-                    kept = None;
-                }
-                self.block_sink().queue_batches(r, &newly)?;
-            }
-            drop(buffer);
+                io.finish()
+            })?;
             msgs.cleanup();
             // This level's due logs are read: their files go with the next checkpoint.
             let done: Vec<(u32, usize)> = self
@@ -190,7 +201,7 @@ impl<G: Game> Job<'_, G> {
 mod tests {
     use super::*;
     use crate::cell::{self, LOSS, OPEN, WIN};
-    use crate::tier::attractor::{MSG_LOSS, MSG_WIN};
+    use crate::tier::attractor::{CHANGED_BLOCK, MSG_LOSS, MSG_WIN};
     use std::sync::atomic::{AtomicU32, Ordering};
 
     #[test]
@@ -210,10 +221,19 @@ mod tests {
             .chain(len as u32 - 50..len as u32)
             .map(|p| p | if p % 5 == 0 { MSG_LOSS } else { MSG_WIN })
             .collect();
-        let mut buffer = vec![7u32; 3];
-        let got = apply_through(&path, len, &mut buffer, &[&msgs], 4)
-            .unwrap()
-            .unwrap();
+        let got = std::thread::scope(|s| {
+            let mut io = CellsIo::start(s).unwrap();
+            io.read(path.clone(), len).unwrap();
+            let mut cells = io.take().unwrap();
+            let (applied, blocks) = apply_in_memory(&mut cells, &[&msgs], 4);
+            assert!(
+                blocks.len() < len / CHANGED_BLOCK,
+                "only the changed blocks: {blocks:?}"
+            );
+            io.write(path.clone(), cells, blocks).unwrap();
+            io.finish().unwrap();
+            applied.unwrap()
+        });
         let plain: Vec<AtomicU32> = before.iter().map(|&c| AtomicU32::new(c)).collect();
         let want = apply_batches(&plain, &[&msgs], 4).unwrap();
         assert_eq!(got, want);
@@ -224,6 +244,10 @@ mod tests {
         // A file shorter than its range is an error, not cells made up.
         let short = dir.path().join("short");
         std::fs::write(&short, [0u8; 40]).unwrap();
-        assert!(apply_through(&short, len, &mut buffer, &[&msgs], 4).is_err());
+        std::thread::scope(|s| {
+            let mut io = CellsIo::start(s).unwrap();
+            io.read(short.clone(), len).unwrap();
+            assert!(io.take().is_err());
+        });
     }
 }

@@ -23,6 +23,8 @@ use bawo_games::error::{Error, Result};
 pub struct Messages {
     mem: Vec<Vec<Vec<u32>>>,
     spilled: Vec<Option<PathBuf>>,
+    /// Messages spilled per range.
+    spilled_count: Vec<usize>,
     held: u64,
     budget: u64,
     dir: PathBuf,
@@ -34,6 +36,7 @@ impl Messages {
         Messages {
             mem: vec![Vec::new(); ranges],
             spilled: vec![None; ranges],
+            spilled_count: vec![0; ranges],
             held: 0,
             budget,
             dir: dir.to_path_buf(),
@@ -58,14 +61,18 @@ impl Messages {
         use std::io::Write;
         // Each range's batches sorted and coded on the workers, a range's batches freed as
         // it is coded.
-        let coded: Vec<(usize, Vec<u8>)> = self
+        let coded: Vec<(usize, usize, Vec<u8>)> = self
             .mem
             .par_iter_mut()
             .enumerate()
             .filter(|(_, m)| !m.is_empty())
-            .map(|(r, batches)| (r, code_spill(std::mem::take(batches))))
+            .map(|(r, batches)| {
+                let count = batches.iter().map(Vec::len).sum();
+                (r, count, code_spill(std::mem::take(batches)))
+            })
             .collect();
-        for (r, bytes) in coded {
+        for (r, count, bytes) in coded {
+            self.spilled_count[r] += count;
             let path = self.dir.join(WorkFile::Messages(r).name());
             // The first spill of a level starts the file afresh: a run killed in the middle
             // of a level leaves its spill files behind, and their messages must not be
@@ -85,9 +92,15 @@ impl Messages {
         Ok(())
     }
 
+    /// How many messages range `r` has (spilled and held), before [`Messages::take`].
+    pub fn count(&self, r: usize) -> usize {
+        self.spilled_count[r] + self.mem[r].iter().map(Vec::len).sum::<usize>()
+    }
+
     /// Range `r`'s messages in batches: what was spilled (a batch per spill, sorted), then
     /// what is held.
     pub fn take(&mut self, r: usize) -> Result<Vec<Vec<u32>>> {
+        self.spilled_count[r] = 0;
         let mut out = Vec::new();
         if let Some(path) = self.spilled[r].take() {
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
@@ -206,8 +219,11 @@ mod tests {
         m.add(1, vec![vec![9]]).unwrap();
         m.add(0, vec![vec![4], vec![5, 6]]).unwrap();
         m.add(0, vec![vec![7]]).unwrap();
+        // Counted before they are taken, spilled ones included.
+        assert_eq!((m.count(0), m.count(1)), (7, 1));
         assert_eq!(m.take(0).unwrap(), vec![vec![1, 2, 3, 4, 5, 6], vec![7]]);
         assert_eq!(m.take(1).unwrap(), vec![vec![9]]);
+        assert_eq!(m.count(0), 0);
         assert!(m.take(0).unwrap().is_empty());
         m.cleanup();
     }

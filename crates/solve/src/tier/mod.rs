@@ -27,6 +27,7 @@
 
 pub mod attractor;
 pub(crate) mod blocksink;
+pub(crate) mod cells_io;
 pub mod checkpoint;
 pub(crate) mod emit_level;
 pub mod finish;
