@@ -159,7 +159,10 @@ impl<G: Game> Job<'_, G> {
                 .collect();
             for k in done {
                 if let Some(log) = self.due.remove(&k) {
-                    self.consumed.push(log.path().to_path_buf());
+                    // A log read from memory made no file.
+                    if log.has_file() {
+                        self.consumed.push(log.path().to_path_buf());
+                    }
                 }
             }
             level += 1;

@@ -127,6 +127,9 @@ impl<'g, G: Game> Job<'g, G> {
                 job.edge_logs.push(log);
             }
         }
+        crate::work::remove_unnamed_due_logs(&job.st.work, |level, range| {
+            job.due.contains_key(&(level, range))
+        })?;
         Ok(job)
     }
 }

@@ -168,6 +168,24 @@ pub fn remove_file_if_present(p: &Path) -> Result<()> {
     }
 }
 
+/// Removes the due logs in a tier's work folder `dir` for which `named(level, range)` is
+/// false: on resuming, those a killed run made after its last checkpoint. A log makes its
+/// file only when bytes go to it ([`AppendLog::create`]), so a resumed run's log of the same
+/// level and range would not empty a stale file until it wrote one; removed here, a stale log
+/// takes no disk and is never read.
+pub fn remove_unnamed_due_logs(dir: &Path, named: impl Fn(u32, usize) -> bool) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if let Some(WorkFile::Due { level, range }) = name.to_str().and_then(WorkFile::parse) {
+            if !named(level, range) && e.file_type().is_ok_and(|t| t.is_file()) {
+                remove_file_if_present(&e.path())?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Removes a tier's work folder: the solver's files in it, then the folder once empty. A file
 /// of anyone else's found there (and so the folder holding it) is left in place.
 pub fn remove_work_dir(dir: &Path) -> Result<()> {
@@ -285,6 +303,32 @@ impl<'de> Deserialize<'de> for LogName {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_due_logs_the_checkpoint_does_not_name_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let due = |level, range| WorkFile::Due { level, range }.name();
+        let files = [
+            due(3, 0),
+            due(3, 1),
+            due(4, 0),
+            "edges-0.log".to_string(),
+            "someone-elses.log".to_string(),
+        ];
+        for f in &files {
+            std::fs::write(dir.path().join(f), b"x").unwrap();
+        }
+        std::fs::create_dir(dir.path().join(due(9, 9))).unwrap();
+        remove_unnamed_due_logs(dir.path(), |level, range| (level, range) == (3, 1)).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        let mut want = vec![due(3, 1), due(9, 9), files[3].clone(), files[4].clone()];
+        want.sort();
+        assert_eq!(left, want, "a folder of the same name is not a log");
+    }
 
     #[test]
     fn log_names_round_trip_and_odd_names_are_refused() {
