@@ -209,7 +209,7 @@ mod tests {
         // A failed write-back is reported by the finish (nothing is read after it).
         std::thread::scope(|s| {
             let mut io = CellsIo::start(s).unwrap();
-            io.write(missing.clone(), vec![1; 8], [0..1].to_vec())
+            io.write(missing.clone(), vec![1; 8], std::iter::once(0..1).collect())
                 .unwrap();
             let e = io.finish().unwrap_err();
             assert!(
