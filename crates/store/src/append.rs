@@ -80,9 +80,17 @@ fn open_limit() -> u64 {
 
 /// A log's existing file, opened to read and append (never through a symlink).
 fn open_existing(path: &Path) -> Result<File> {
+    open_log_file(path, false)
+}
+
+/// A log's file opened to read and append (never through a symlink); with `fresh`, created
+/// or emptied.
+fn open_log_file(path: &Path, fresh: bool) -> Result<File> {
     super::open_no_follow()
         .read(true)
         .write(true)
+        .create(fresh)
+        .truncate(fresh)
         .open(path)
         .map_err(|e| Error::io(path, e))
 }
@@ -331,25 +339,15 @@ impl AppendLog {
     /// The log's open file: created (or emptied) the first time, reopened (at the end of
     /// what was written) if it was closed.
     fn file<'g>(g: &'g mut Inner, path: &Path) -> Result<&'g File> {
-        if g.file.is_none() && !g.made {
-            // Read-write: held logs are read back through a map of the file.
-            let file = super::open_no_follow()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(path)
-                .map_err(|e| Error::io(path, e))?;
-            OPEN.fetch_add(1, Ordering::Relaxed);
-            g.file = Some(file);
-            g.made = true;
-        }
         if g.file.is_none() {
-            let mut file = open_existing(path)?;
+            // Read-write: held logs are read back through a map of the file. A log that has
+            // made no file yet has written nothing (`written` is 0).
+            let mut file = open_log_file(path, !g.made)?;
             file.seek(SeekFrom::Start(g.written))
                 .map_err(|e| Error::io(path, e))?;
             OPEN.fetch_add(1, Ordering::Relaxed);
             g.file = Some(file);
+            g.made = true;
         }
         Ok(g.file.as_ref().expect("opened above"))
     }

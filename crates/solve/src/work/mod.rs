@@ -174,21 +174,24 @@ pub fn remove_file_if_present(p: &Path) -> Result<()> {
 /// level and range would not empty a stale file until it wrote one; removed here, a stale log
 /// takes no disk and is never read.
 pub fn remove_unnamed_due_logs(dir: &Path, named: impl Fn(u32, usize) -> bool) -> Result<()> {
-    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
-    for e in entries.flatten() {
-        let name = e.file_name();
-        if let Some(WorkFile::Due { level, range }) = name.to_str().and_then(WorkFile::parse) {
-            if !named(level, range) && e.file_type().is_ok_and(|t| t.is_file()) {
-                remove_file_if_present(&e.path())?;
-            }
-        }
-    }
-    Ok(())
+    remove_files_named(
+        dir,
+        |name| matches!(WorkFile::parse(name), Some(WorkFile::Due { level, range }) if !named(level, range)),
+    )
 }
 
 /// Removes a tier's work folder: the solver's files in it, then the folder once empty. A file
 /// of anyone else's found there (and so the folder holding it) is left in place.
 pub fn remove_work_dir(dir: &Path) -> Result<()> {
+    remove_files_named(dir, is_solver_file)?;
+    // Fails on a folder still holding something not ours: that is what should happen.
+    let _ = std::fs::remove_dir(dir);
+    Ok(())
+}
+
+/// Removes the plain files in `dir` whose names `which` picks (a folder that is gone holds
+/// none).
+fn remove_files_named(dir: &Path, which: impl Fn(&str) -> bool) -> Result<()> {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -196,13 +199,10 @@ pub fn remove_work_dir(dir: &Path) -> Result<()> {
     };
     for e in entries {
         let e = e.map_err(|e| Error::io(dir, e))?;
-        let ours = is_solver_file(&e.file_name().to_string_lossy());
-        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+        if which(&e.file_name().to_string_lossy()) && e.file_type().is_ok_and(|t| t.is_file()) {
             std::fs::remove_file(e.path()).map_err(|err| Error::io(e.path(), err))?;
         }
     }
-    // Fails on a folder still holding something not ours: that is what should happen.
-    let _ = std::fs::remove_dir(dir);
     Ok(())
 }
 
