@@ -155,6 +155,73 @@ pub fn final_entry(cell: u32) -> Entry {
     }
 }
 
+/// Narrow cells: two bytes a position, for a tier closed under its moves (every move of its
+/// positions leads into the tier itself: no lower tier, no move that loses at once, as in Bao's
+/// one tier). There an open cell has no floor, nothing is a known win or cannot lose, every
+/// position is anchored and only a position without moves is don't-care: the tag and either
+/// the counter or the depth are all a cell holds. Out of core this halves the plain cells on
+/// disk and doubles the ranges the attractor holds in memory.
+///
+/// | bits   | field                                                    |
+/// |--------|----------------------------------------------------------|
+/// | 0..14  | the counter of an open cell, else the depth ([`MAX_NARROW_DEPTH`]) |
+/// | 14..16 | 0 open, 1 win, 2 loss, 3 draw                            |
+pub mod narrow {
+    use super::*;
+
+    /// The largest depth a narrow cell holds: [`bawo_games::value::MAX_DEPTH`], the largest
+    /// an entry holds.
+    pub const MAX_NARROW_DEPTH: u32 = (1 << 14) - 1;
+    const FIELD: u16 = (1 << 14) - 1;
+    const SHIFT: u32 = 14;
+
+    /// The narrow form of a working cell of a closed tier; `None` for a cell such a tier
+    /// cannot have (a floor, a known win, flags other than its rule), which the caller
+    /// reports rather than store something else.
+    #[inline]
+    pub fn narrow(cell: u32) -> Option<u16> {
+        let (t, d) = (tag(cell), depth(cell));
+        let flags = cell & FLAGS_MASK;
+        let code = match t {
+            OPEN if d == 0 => 0,
+            WIN => 1,
+            LOSS => 2,
+            DRAW if d == 0 => 3,
+            _ => return None,
+        };
+        let field = if t == OPEN { counter(cell) } else { d };
+        if flags != closed_flags(t, d) || field > FIELD as u32 {
+            return None;
+        }
+        Some((code << SHIFT) | field as u16)
+    }
+
+    /// The working cell of a narrow one (a decided cell's counter, which decides nothing any
+    /// more, comes back as zero).
+    #[inline]
+    pub fn widen(n: u16) -> u32 {
+        let field = (n & FIELD) as u32;
+        let (t, c, d) = match n >> SHIFT {
+            0 => (OPEN, field & MAX_COUNTER, 0),
+            1 => (WIN, 0, field),
+            2 => (LOSS, 0, field),
+            _ => (DRAW, 0, 0),
+        };
+        make(t, c, d) | closed_flags(t, d)
+    }
+
+    /// The flags of a cell of a closed tier: anchored always (it has no move or one in the
+    /// tier), don't-care only without moves, the one way to lose at depth 0.
+    #[inline]
+    fn closed_flags(t: u32, d: u32) -> u32 {
+        if t == LOSS && d == 0 {
+            ANCHORED | DONT_CARE
+        } else {
+            ANCHORED
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +261,55 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(open.initial_cell(), (make(KNOWN_WIN, 2, 4), Some(4)));
+    }
+
+    #[test]
+    fn narrow_cells_keep_what_a_closed_tier_needs_and_refuse_the_rest() {
+        use narrow::{narrow, widen, MAX_NARROW_DEPTH};
+        let closed = [
+            make(OPEN, 0, 0) | ANCHORED,
+            make(OPEN, MAX_COUNTER, 0) | ANCHORED,
+            make(WIN, 0, 1) | ANCHORED,
+            make(WIN, 0, MAX_NARROW_DEPTH) | ANCHORED,
+            make(LOSS, 0, 0) | ANCHORED | DONT_CARE,
+            make(LOSS, 0, 7) | ANCHORED,
+            make(DRAW, 0, 0) | ANCHORED,
+        ];
+        let mut seen = std::collections::HashSet::new();
+        for c in closed {
+            let n = narrow(c).unwrap_or_else(|| panic!("{c:#x} is a closed tier's"));
+            assert!(seen.insert(n), "{c:#x} shares its narrow form");
+            assert_eq!(widen(n), c);
+            assert_eq!(final_entry(widen(n)), final_entry(c));
+        }
+        // A decided cell's counter is dropped; its value, depth and flags are kept.
+        let decided = retag(make(OPEN, 3, 0) | ANCHORED, WIN, 12);
+        assert_eq!(widen(narrow(decided).unwrap()), make(WIN, 0, 12) | ANCHORED);
+        // What only a tier with lower tiers (or moves that lose at once) has is refused.
+        for c in [
+            make(OPEN, 2, 1) | ANCHORED,
+            make(OPEN_NO_LOSS, 2, 0) | ANCHORED,
+            make(KNOWN_WIN, 2, 3) | ANCHORED,
+            make(WIN, 0, 1) | DONT_CARE,
+            make(WIN, 0, 1),
+            make(LOSS, 0, 0) | ANCHORED,
+            make(LOSS, 0, 3) | ANCHORED | DONT_CARE,
+            make(WIN, 0, MAX_NARROW_DEPTH + 1) | ANCHORED,
+            make(DRAW, 0, 2) | ANCHORED,
+        ] {
+            assert_eq!(narrow(c), None, "{c:#x}");
+        }
+        // Every narrow form `narrow` makes widens to a cell that narrows back to it.
+        for n in 0..=u16::MAX {
+            let field = u32::from(n) & MAX_NARROW_DEPTH;
+            let made = match n >> 14 {
+                0 => field <= MAX_COUNTER,
+                3 => field == 0,
+                _ => true,
+            };
+            if made {
+                assert_eq!(narrow(widen(n)), Some(n), "{n:#x}");
+            }
+        }
     }
 }

@@ -72,6 +72,14 @@ pub fn u32_bytes_mut(words: &mut [u32]) -> &mut [u8] {
     unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, len) }
 }
 
+/// The file bytes of `u16`s, writable: what a file's bytes are read into.
+pub fn u16_bytes_mut(words: &mut [u16]) -> &mut [u8] {
+    let len = std::mem::size_of_val(words);
+    // SAFETY: `u16` has no padding and every byte pattern is a valid `u16`, and the view
+    // borrows the words exclusively for its lifetime.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr() as *mut u8, len) }
+}
+
 /// File bytes as `u16`s (`path` names the file in the error).
 pub fn as_u16<'a>(path: &Path, bytes: &'a [u8]) -> Result<&'a [u16]> {
     words_of(path, bytes, "entries")

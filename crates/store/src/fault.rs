@@ -13,8 +13,9 @@
 //! | `BAWO_NO_KEYS=1`                 | predecessor lists store whole indices where the game would name sources by keys |
 //! | `BAWO_OPEN_LOGS=n`               | append logs close their files between writes once more than n are open |
 //! | `BAWO_RANK_KEYS=1`               | keys are ranks of mover halves (3 or 4 bytes), as earlier builds stored them, not places in lists of moved halves |
+//! | `BAWO_WIDE_CELLS=1`              | a closed tier's cells take four bytes out of core, as earlier builds kept them, not two |
 //!
-//! The last seven reach, in a tier small enough for a test, paths that only large tiers or
+//! The last eight reach, in a tier small enough for a test, paths that only large tiers or
 //! full disks take otherwise. They are read once; without them nothing here costs more than a
 //! relaxed atomic load.
 
@@ -85,6 +86,14 @@ pub fn no_keys() -> bool {
 pub fn rank_keys() -> bool {
     static V: OnceLock<Option<u64>> = OnceLock::new();
     V.get_or_init(|| env_u64("BAWO_RANK_KEYS"))
+        .is_some_and(|v| v != 0)
+}
+
+/// Whether a test asks a closed tier's out-of-core cells to take four bytes, not two (to
+/// compare the two, and to resume such a checkpoint).
+pub fn wide_cells() -> bool {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    V.get_or_init(|| env_u64("BAWO_WIDE_CELLS"))
         .is_some_and(|v| v != 0)
 }
 

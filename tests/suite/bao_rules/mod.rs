@@ -550,6 +550,8 @@ fn a_never_ending_move_is_detected() {
     let moves = loss.moves(&p);
     assert_eq!(labels(&moves), ["b8<", "b8>"]);
     assert!(moves.iter().all(|m| m.outcome == MoveOutcome::MoverLoses));
+    // Such a move is why a tier under this rule is not closed (its cells keep four bytes).
+    assert!(!loss.closed_tier(11) && illegal.closed_tier(11));
 
     // One seed fewer in b8 (2) and the sowing ends: b8> drops into b7 (1->2), b6 (0->1).
     let mut rows = rows_of(&p.board);

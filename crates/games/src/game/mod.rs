@@ -194,6 +194,14 @@ pub trait Game: Send + Sync + Sized {
         None
     }
 
+    /// Whether every legal move of `tier`'s positions leads to a position of `tier` itself
+    /// (none leaves it, none loses at once). The solver then keeps the tier's working cells in
+    /// two bytes, since nothing from below bounds or decides them; the default, `false`, is
+    /// always safe, and the solver fails rather than store a cell a closed tier cannot have.
+    fn closed_tier(&self, _tier: Tier) -> bool {
+        false
+    }
+
     /// Appends the successors of `pos`, one per legal move (duplicates allowed), to `out`.
     /// `pos` lies in a tier the game can index (one [`Game::position`] gives, or that
     /// [`Game::locate`] accepts): the solver's hot path does not check that its successors'

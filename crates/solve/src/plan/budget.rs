@@ -61,6 +61,8 @@ pub struct TierPlan {
     pub wide: bool,
     /// Bytes of a predecessor key, 0 where lists store sources ([`TierShape::keys`]).
     pub keys: u8,
+    /// Out of core, cells of two bytes ([`TierShape::narrow_cells`]).
+    pub narrow_cells: bool,
     /// Bytes the tier's successor pass may hold lower tiers in (copies, tables kept in
     /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
     /// range less that range's window too, whose logs stay in memory during the pass. The
@@ -100,13 +102,23 @@ impl TierPlan {
         }
     }
 
-    /// The share of the tier's cells (4 bytes a position) its attractor holds in memory
-    /// ([`TierPlan::held_cells`]): all of them in a tier of one range.
+    /// The share of the tier's cells ([`TierPlan::cell_bytes`] a position) its attractor
+    /// holds in memory ([`TierPlan::held_cells`]): all of them in a tier of one range.
     pub fn held_share(&self, retired: bool) -> f64 {
         if self.ranges == 1 {
             return 1.0;
         }
-        (self.held_cells(retired) as f64 / (4 * self.states).max(1) as f64).min(1.0)
+        let all = self.cell_bytes() * self.states;
+        (self.held_cells(retired) as f64 / all.max(1) as f64).min(1.0)
+    }
+
+    /// Bytes a position of the attractor's cells out of core: 2 where they are narrow.
+    pub fn cell_bytes(&self) -> u64 {
+        if self.narrow_cells && self.ranges > 1 {
+            2
+        } else {
+            4
+        }
     }
 }
 
@@ -256,6 +268,7 @@ impl MemoryPlan {
                 ranges,
                 wide: t.wide,
                 keys: t.keys,
+                narrow_cells: t.narrow_cells,
                 pass_share: budget.saturating_sub(
                     FIXED_OVERHEAD + held + if compress_beside { beside } else { 0 },
                 ),
@@ -411,6 +424,7 @@ mod tests {
             wide: states > crate::work::graph::NARROW_LIMIT,
             keys: 0,
             key_table: 0,
+            narrow_cells: false,
         }
     }
 

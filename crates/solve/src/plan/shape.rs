@@ -17,4 +17,18 @@ pub struct TierShape {
     pub keys: u8,
     /// Bytes of memory the keys' table takes beside the tier.
     pub key_table: u64,
+    /// Out of core the attractor's cells take two bytes a position, not four (a closed tier,
+    /// [`crate::tier::cells`]).
+    pub narrow_cells: bool,
+}
+
+impl TierShape {
+    /// Bytes a position of the attractor's cells out of core.
+    pub fn cell_bytes(&self) -> u64 {
+        if self.narrow_cells {
+            2
+        } else {
+            4
+        }
+    }
 }

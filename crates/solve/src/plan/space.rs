@@ -19,9 +19,6 @@ const BDB_BYTES: f64 = 0.25;
 /// A tier that is one range keeps edges, predecessor lists and due logs in memory: its work
 /// files are the cells (4 bytes per position), written once.
 const RESIDENT_WORK_BYTES: f64 = 4.0;
-/// Out of core, per position: plain working cells (4), which only the ranges the attractor
-/// does not hold in memory have on disk, unpacked once when the attractor starts.
-const CELL_BYTES: f64 = 4.0;
 /// Out of core, the successor pass's cells packed ([`crate::tier::packed`]; Bawo `n = 4`, 15
 /// seeds: 0.22 bytes per stored position), with a margin.
 const PACKED_PASS_BYTES: f64 = 0.3;
@@ -208,7 +205,7 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget
         // stored position on Bawo `n = 4`, 15 seeds, `--mem 512M`; 0.11 on Kigogo 8). Both
         // slots are written.
         let held = tp.held_share(retires);
-        let cells = (1.0 - held) * CELL_BYTES;
+        let cells = (1.0 - held) * tp.cell_bytes() as f64;
         let (packed, packed_written) = (
             PACKED_PASS_BYTES.max(PACKED_BYTES),
             PACKED_PASS_BYTES + PACKED_BYTES,
@@ -406,6 +403,7 @@ mod tests {
             wide: false,
             keys: 0,
             key_table: 0,
+            narrow_cells: false,
         };
         let tp = TierPlan {
             tier: 7,
@@ -414,6 +412,7 @@ mod tests {
             ranges: states >> 20,
             wide: false,
             keys: 0,
+            narrow_cells: false,
             pass_share: 0,
             compress_beside: false,
             write_beside: false,
@@ -464,9 +463,20 @@ mod tests {
         let kept = tier_disk(&shape, &tp, false, u64::MAX);
         let retired = tier_disk(&shape, &tp, true, u64::MAX);
         // A quarter of the cells held, then half: the plain cells of the rest, 4 bytes each.
-        let plain = |held: f64| ((1.0 - held) * CELL_BYTES * (64 << 20) as f64) as u64;
-        assert_eq!(kept.late.cells, plain(0.25));
-        assert_eq!(retired.late.cells, plain(0.5));
+        let plain = |held: f64, bytes: f64| ((1.0 - held) * bytes * (64 << 20) as f64) as u64;
+        assert_eq!(kept.late.cells, plain(0.25, 4.0));
+        assert_eq!(retired.late.cells, plain(0.5, 4.0));
         assert!(retired.work < kept.work);
+        // Narrow cells: the same bytes hold twice the ranges, and the rest take 2 bytes each.
+        tp.narrow_cells = true;
+        let narrow = tier_disk(&shape, &tp, false, u64::MAX);
+        assert_eq!(narrow.late.cells, plain(0.5, 2.0));
+        assert_eq!(narrow.late.cells * 3, kept.late.cells);
+        tp.ranges = 1;
+        assert_eq!(
+            tp.cell_bytes(),
+            4,
+            "a tier of one range keeps its cells mapped, wide"
+        );
     }
 }

@@ -65,7 +65,7 @@ pub(crate) const MIN_ATTRACTOR_BITS: u32 = 20;
 pub(crate) fn attractor_bits(t: &TierShape, bits: u32, room: u64) -> u32 {
     let source = crate::work::graph::list_source_bytes(t.wide, t.keys) as f64;
     let working = attractor_working(t.edges_per_position, source);
-    let cells = 4 * t.states;
+    let cells = t.cell_bytes() * t.states;
     let mut b = bits;
     while b > MIN_ATTRACTOR_BITS && t.states > 1u64 << b {
         let window = working * (1u64 << b) as f64;

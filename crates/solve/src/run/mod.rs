@@ -125,6 +125,7 @@ pub fn tier_shapes<G: Game>(game: &G, tiers: &[Tier], cfg: &SolveConfig) -> Resu
             wide: states > wide_above.min(NARROW_LIMIT),
             keys,
             key_table: kept.filter(|_| keys > 0).map_or(0, |k| k.table_bytes) + moved_table,
+            narrow_cells: game.closed_tier(tier) && !bawo_store::fault::wide_cells(),
         });
     }
     Ok(shapes)

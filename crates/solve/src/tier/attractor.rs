@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
+use crate::tier::cells::CellSlot;
 use crate::work::graph::{PredView, Source};
 use crate::work::predfile::{blocked_span, counted_span, nibbled_span, Offsets};
 use bawo_games::game::kept::KeptHalf;
@@ -73,8 +74,8 @@ fn chunk_for(n: usize) -> usize {
 /// `(target range, message)` batches per worker. `due` holds range-local indices;
 /// predecessors are tier-wide indices of any width (or keys that `kept` turns into them),
 /// split into range and offset here.
-pub fn emit<S: Source>(
-    cells: &[AtomicU32],
+pub fn emit<S: Source, C: CellSlot>(
+    cells: &[C],
     due: &[u32],
     preds: &PredView<'_, S>,
     at: EmitAt,
@@ -102,8 +103,8 @@ pub struct EmitAt {
 
 /// [`emit`] with each range's messages left in the workers' batches, in order: what
 /// [`apply_batches`] takes without their being joined first.
-pub fn emit_batches<S: Source>(
-    cells: &[AtomicU32],
+pub fn emit_batches<S: Source, C: CellSlot>(
+    cells: &[C],
     due: &[u32],
     preds: &PredView<'_, S>,
     at: EmitAt,
@@ -185,8 +186,8 @@ impl Naming<'_> {
 
 /// [`emit`] with the predecessor lists of a range-local index given by `preds_of`, their
 /// values turned into sources as `naming` says.
-fn emit_with<'p, S: Source>(
-    cells: &[AtomicU32],
+fn emit_with<'p, S: Source, C: CellSlot>(
+    cells: &[C],
     due: &[u32],
     preds_of: impl Fn(usize) -> &'p [S] + Sync,
     at: EmitAt,
@@ -208,7 +209,7 @@ fn emit_with<'p, S: Source>(
             || vec![Vec::new(); ranges],
             |mut out: Vec<Vec<u32>>, chunk| {
                 for &f in chunk {
-                    let c = cells[f as usize].load(Ordering::Relaxed);
+                    let c = cells[f as usize].get();
                     let kind = match cell::tag(c) {
                         KNOWN_WIN => {
                             debug_assert_eq!(cell::depth(c), level);
@@ -260,8 +261,8 @@ pub fn concat<T: Copy>(parts: Vec<Vec<T>>) -> Vec<T> {
 
 /// Step 2 for one range: applies `msgs` to `cells`; returns the positions decided here as
 /// `(level to propagate at, local index)`.
-pub fn apply(
-    cells: &[AtomicU32],
+pub fn apply<C: CellSlot>(
+    cells: &[C],
     msgs: &[u32],
     level: u32,
 ) -> Result<Vec<(u32, u32)>, DepthOverflow> {
@@ -270,8 +271,8 @@ pub fn apply(
 
 /// [`apply`] to messages in batches (taken in order, as if joined), returning the decided
 /// positions in the workers' batches, in order.
-pub fn apply_batches(
-    cells: &[AtomicU32],
+pub fn apply_batches<C: CellSlot>(
+    cells: &[C],
     msgs: &[&[u32]],
     level: u32,
 ) -> Result<Vec<Vec<(u32, u32)>>, DepthOverflow> {
@@ -279,8 +280,8 @@ pub fn apply_batches(
 }
 
 /// [`apply_batches`], marking in `changed` every cell it changes.
-pub fn apply_marking(
-    cells: &[AtomicU32],
+pub fn apply_marking<C: CellSlot>(
+    cells: &[C],
     msgs: &[&[u32]],
     level: u32,
     changed: Option<&Changed>,
@@ -301,17 +302,17 @@ pub fn apply_marking(
                 let c = &cells[p as usize];
                 match m & KIND_MASK {
                     MSG_SETTLE => {
-                        let v = c.load(Ordering::Relaxed);
+                        let v = c.get();
                         if cell::tag(v) == KNOWN_WIN {
                             // No other message of this level can change a known win of this
                             // depth, so a plain store is safe.
-                            c.store(cell::retag(v, WIN, level), Ordering::Relaxed);
+                            c.put(cell::retag(v, WIN, level));
                             mark(p);
                         }
                     }
                     MSG_LOSS => {
                         let d = level + 1;
-                        let mut v = c.load(Ordering::Relaxed);
+                        let mut v = c.get();
                         loop {
                             let t = cell::tag(v);
                             let improves = t == OPEN
@@ -324,12 +325,7 @@ pub fn apply_marking(
                                 overflow.store(true, Ordering::Relaxed);
                                 break;
                             }
-                            match c.compare_exchange_weak(
-                                v,
-                                cell::retag(v, WIN, d),
-                                Ordering::Relaxed,
-                                Ordering::Relaxed,
-                            ) {
+                            match c.replace(v, cell::retag(v, WIN, d)) {
                                 Ok(_) => {
                                     mark(p);
                                     decided.push((d, p));
@@ -344,10 +340,9 @@ pub fn apply_marking(
                         // known win or one that cannot lose is left unwritten, so that its
                         // page stays clean (out of core, every dirty page of a range's mapped
                         // cells is written back, at nearly every level).
-                        if cell::tag(c.load(Ordering::Relaxed)) != OPEN {
+                        let Some(prev) = c.lose_option() else {
                             continue;
-                        }
-                        let prev = c.fetch_sub(COUNTER_ONE, Ordering::Relaxed);
+                        };
                         mark(p);
                         if cell::tag(prev) == OPEN && cell::counter(prev) == 1 {
                             // Every in-tier option wins for the opponent: this position loses,
@@ -358,10 +353,7 @@ pub fn apply_marking(
                                 overflow.store(true, Ordering::Relaxed);
                                 continue;
                             }
-                            c.store(
-                                cell::retag(prev - COUNTER_ONE, LOSS, depth),
-                                Ordering::Relaxed,
-                            );
+                            c.put(cell::retag(prev - COUNTER_ONE, LOSS, depth));
                             decided.push((depth, p));
                         }
                     }

@@ -17,6 +17,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::tier::attractor::CHANGED_BLOCK;
+use crate::tier::cells::{CellBuf, CellWidth};
 use crate::tier::held::HeldCells;
 use bawo_games::error::{Error, Result};
 
@@ -25,26 +26,26 @@ enum Order {
     /// Read the `len` cells of the file at the path.
     Read(PathBuf, usize),
     /// Write these blocks ([`CHANGED_BLOCK`] cells each) of the cells back to the path.
-    Write(PathBuf, Vec<u32>, Vec<Range<usize>>),
+    Write(PathBuf, CellBuf, Vec<Range<usize>>),
 }
 
 /// The thread that reads and writes back a level's dense ranges.
 pub(super) struct CellsIo<'scope> {
     orders: SyncSender<Order>,
     /// Each read's cells, or `None` where the thread stopped on a failure (which it returns).
-    read: Receiver<Option<Vec<u32>>>,
+    read: Receiver<Option<CellBuf>>,
     thread: Option<ScopedJoinHandle<'scope, Result<()>>>,
 }
 
 impl<'scope> CellsIo<'scope> {
-    /// Starts the thread in `scope`.
-    pub fn start<'env>(scope: &'scope Scope<'scope, 'env>) -> Result<Self> {
+    /// Starts the thread in `scope`, for cells of `width`.
+    pub fn start<'env>(scope: &'scope Scope<'scope, 'env>, width: CellWidth) -> Result<Self> {
         // Two orders at most wait: a write-back and the read after it.
         let (orders, todo) = sync_channel::<Order>(2);
-        let (done, read) = sync_channel::<Option<Vec<u32>>>(1);
+        let (done, read) = sync_channel::<Option<CellBuf>>(1);
         let thread = std::thread::Builder::new()
             .name("cells-io".to_string())
-            .spawn_scoped(scope, move || serve(todo, done))
+            .spawn_scoped(scope, move || serve(todo, done, width))
             .map_err(|e| Error::Internal(format!("cannot start the cells' reader: {e}")))?;
         Ok(CellsIo {
             orders,
@@ -60,7 +61,7 @@ impl<'scope> CellsIo<'scope> {
     }
 
     /// The cells of the oldest read asked for.
-    pub fn take(&mut self) -> Result<Vec<u32>> {
+    pub fn take(&mut self) -> Result<CellBuf> {
         match self.read.recv() {
             Ok(Some(cells)) => Ok(cells),
             _ => Err(self.failure()),
@@ -71,7 +72,7 @@ impl<'scope> CellsIo<'scope> {
     pub fn write(
         &mut self,
         path: PathBuf,
-        cells: Vec<u32>,
+        cells: CellBuf,
         blocks: Vec<Range<usize>>,
     ) -> Result<()> {
         self.send(Order::Write(path, cells, blocks))
@@ -108,13 +109,13 @@ impl<'scope> CellsIo<'scope> {
 
 /// The thread: serves `todo` until it closes or an order fails, sending each read's cells to
 /// `done` (`None` on a failure, which it returns, for a waiting reader to ask for).
-fn serve(todo: Receiver<Order>, done: SyncSender<Option<Vec<u32>>>) -> Result<()> {
-    let mut spare: Vec<u32> = Vec::new();
+fn serve(todo: Receiver<Order>, done: SyncSender<Option<CellBuf>>, width: CellWidth) -> Result<()> {
+    let mut spare = CellBuf::zeroed(width, 0);
     for order in todo {
         let result = match order {
             Order::Read(path, len) => {
-                let mut cells = std::mem::take(&mut spare);
-                cells.resize(len, 0);
+                let mut cells = std::mem::replace(&mut spare, CellBuf::zeroed(width, 0));
+                cells.resize(width, len);
                 HeldCells::read_file(&path, &mut cells).map(|()| {
                     // A reader gone has stopped on an error of its own.
                     let _ = done.send(Some(cells));
@@ -136,16 +137,17 @@ fn serve(todo: Receiver<Order>, done: SyncSender<Option<Vec<u32>>>) -> Result<()
 
 /// Writes `blocks` of `cells` to the file at `path` (never through a symbolic link, never
 /// creating it).
-fn write_blocks(path: &Path, cells: &[u32], blocks: &[Range<usize>]) -> Result<()> {
+fn write_blocks(path: &Path, cells: &CellBuf, blocks: &[Range<usize>]) -> Result<()> {
     use std::os::unix::fs::FileExt;
     let file = bawo_store::open_no_follow()
         .write(true)
         .open(path)
         .map_err(|e| Error::io(path, e))?;
-    let bytes = bawo_store::bytes::u32_bytes(cells);
+    let bytes = cells.bytes();
+    let block = cells.width().bytes() * CHANGED_BLOCK;
     for run in blocks {
-        let from = run.start * 4 * CHANGED_BLOCK;
-        let to = (run.end * 4 * CHANGED_BLOCK).min(bytes.len());
+        let from = run.start * block;
+        let to = (run.end * block).min(bytes.len());
         bawo_store::fault::check_write(to - from, path)?;
         file.write_all_at(&bytes[from..to], from as u64)
             .map_err(|e| Error::io(path, e))?;
@@ -171,17 +173,20 @@ mod tests {
         let b: Vec<u32> = (0..n as u32).map(|i| i * 7).collect();
         let (pa, pb) = (file_of(dir.path(), "a", &a), file_of(dir.path(), "b", &b));
         std::thread::scope(|s| {
-            let mut io = CellsIo::start(s).unwrap();
+            let mut io = CellsIo::start(s, CellWidth::Wide).unwrap();
             io.read(pa.clone(), n).unwrap();
             io.read(pb.clone(), n).unwrap();
-            let mut got = io.take().unwrap();
+            let CellBuf::Wide(mut got) = io.take().unwrap() else {
+                panic!("wide cells")
+            };
             assert_eq!(got, a);
             // Block 0 and the last (short) block changed; block 1 changed in memory only.
             got[3] = 99;
             got[CHANGED_BLOCK + 1] = 98;
             got[n - 1] = 97;
-            io.write(pa.clone(), got, vec![0..1, 3..4]).unwrap();
-            assert_eq!(io.take().unwrap(), b);
+            io.write(pa.clone(), CellBuf::Wide(got), vec![0..1, 3..4])
+                .unwrap();
+            assert!(matches!(io.take().unwrap(), CellBuf::Wide(v) if v == b));
             io.finish().unwrap();
         });
         let mut want = a.clone();
@@ -194,11 +199,43 @@ mod tests {
     }
 
     #[test]
+    fn narrow_cells_are_read_and_written_back_at_their_own_width() {
+        let dir = tempfile::tempdir().unwrap();
+        let n = 2 * CHANGED_BLOCK + 3;
+        let a: Vec<u16> = (0..n as u16).collect();
+        let p = dir.path().join("n");
+        std::fs::write(&p, bawo_store::bytes::u16_bytes(&a)).unwrap();
+        std::thread::scope(|s| {
+            let mut io = CellsIo::start(s, CellWidth::Narrow).unwrap();
+            io.read(p.clone(), n).unwrap();
+            let CellBuf::Narrow(mut got) = io.take().unwrap() else {
+                panic!("narrow cells")
+            };
+            assert_eq!(got, a);
+            got[CHANGED_BLOCK + 2] = 7;
+            got[5] = 8;
+            io.write(
+                p.clone(),
+                CellBuf::Narrow(got),
+                std::iter::once(1..2).collect(),
+            )
+            .unwrap();
+            io.finish().unwrap();
+        });
+        let mut want = a.clone();
+        want[CHANGED_BLOCK + 2] = 7;
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            bawo_store::bytes::u16_bytes(&want)
+        );
+    }
+
+    #[test]
     fn a_failure_reaches_the_reader_or_the_finish() {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing");
         std::thread::scope(|s| {
-            let mut io = CellsIo::start(s).unwrap();
+            let mut io = CellsIo::start(s, CellWidth::Wide).unwrap();
             io.read(missing.clone(), 8).unwrap();
             let e = io.take().unwrap_err();
             assert!(
@@ -208,9 +245,13 @@ mod tests {
         });
         // A failed write-back is reported by the finish (nothing is read after it).
         std::thread::scope(|s| {
-            let mut io = CellsIo::start(s).unwrap();
-            io.write(missing.clone(), vec![1; 8], std::iter::once(0..1).collect())
-                .unwrap();
+            let mut io = CellsIo::start(s, CellWidth::Wide).unwrap();
+            io.write(
+                missing.clone(),
+                CellBuf::Wide(vec![1; 8]),
+                std::iter::once(0..1).collect(),
+            )
+            .unwrap();
             let e = io.finish().unwrap_err();
             assert!(
                 format!("{e}").contains("missing"),

@@ -68,6 +68,10 @@ pub struct TierState {
     /// versions) where they store sources.
     #[serde(default)]
     pub keys: u8,
+    /// Out of core, the plain cells are two bytes a position ([`crate::tier::cells`], a
+    /// closed tier); absent (wide) in checkpoints of earlier versions.
+    #[serde(default)]
+    pub narrow_cells: bool,
     /// The pass the tier is in.
     pub phase: Phase,
     /// Successors: next block; predecessors: next range; attractor: next level.
@@ -93,17 +97,20 @@ pub struct TierState {
 /// ([`crate::work::edgelog`]), 2 since due logs are too ([`crate::work::duelog`]), 3 since
 /// out-of-core cells are checkpointed packed ([`crate::tier::packed`]), 4 since a wide tier's
 /// predecessor sources are five bytes ([`crate::work::graph::U40`]), 5 since lists may store
-/// keys ([`TierState::keys`], which a version that reads format 4 would take for sources).
-pub const WORK_FORMAT: u32 = 5;
+/// keys ([`TierState::keys`], which a version that reads format 4 would take for sources),
+/// 6 since a closed tier's plain cells may be two bytes ([`TierState::narrow_cells`], which a
+/// version that reads format 5 would take for four).
+pub const WORK_FORMAT: u32 = 6;
 
 /// Whether this version reads the work files of a checkpoint: those of [`WORK_FORMAT`], of
-/// format 4 (sources, never keys), and of format 3 in a narrow tier (only wide tiers' files
+/// format 5 (four-byte cells), of format 4 (sources, never keys), and of format 3 in a narrow tier (only wide tiers' files
 /// changed since).
 pub fn readable_format(st: &TierState) -> bool {
     match st.format {
         WORK_FORMAT => true,
-        4 => st.keys == 0,
-        3 => st.keys == 0 && !st.wide,
+        5 => !st.narrow_cells,
+        4 => st.keys == 0 && !st.narrow_cells,
+        3 => st.keys == 0 && !st.wide && !st.narrow_cells,
         _ => false,
     }
 }

@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use memmap2::MmapMut;
 
 use crate::tier::attractor::{emit_batches, EmitAt};
+use crate::tier::cells::with_slots;
 use crate::tier::held::{advise, cells_view, HeldCells};
 use crate::tier::messages::Messages;
 use crate::tier::Job;
@@ -101,7 +102,8 @@ impl<G: Game> Job<'_, G> {
                 };
                 out.decided += due.len() as u64;
                 let len = self.range_len(r);
-                let cells = cells_view(held, kept, r, &self.cells_path(r), due.len())?;
+                let path = self.cells_path(r);
+                let cells = cells_view(held, kept, r, &path, self.width, due.len())?;
                 let preds_path = self.path(WorkFile::Preds(r));
                 let preds_map;
                 let preds = match &self.preds_mem[r] {
@@ -120,13 +122,13 @@ impl<G: Game> Job<'_, G> {
                     ranges: self.ranges,
                 };
                 let keys = self.keys.as_ref();
-                let emitted = match &preds {
-                    PredsView::Byte(p) => emit_batches(cells, &due, p, at, keys),
-                    PredsView::Pair(p) => emit_batches(cells, &due, p, at, keys),
-                    PredsView::Short(p) => emit_batches(cells, &due, p, at, keys),
-                    PredsView::Narrow(p) => emit_batches(cells, &due, p, at, keys),
-                    PredsView::Wide(p) => emit_batches(cells, &due, p, at, keys),
-                };
+                let emitted = with_slots!(cells, c => match &preds {
+                    PredsView::Byte(p) => emit_batches(c, &due, p, at, keys),
+                    PredsView::Pair(p) => emit_batches(c, &due, p, at, keys),
+                    PredsView::Short(p) => emit_batches(c, &due, p, at, keys),
+                    PredsView::Narrow(p) => emit_batches(c, &due, p, at, keys),
+                    PredsView::Wide(p) => emit_batches(c, &due, p, at, keys),
+                });
                 drop(due);
                 for (t, batches) in emitted.into_iter().enumerate() {
                     // A tier of one range applies its messages as emitted, in the workers'

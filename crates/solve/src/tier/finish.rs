@@ -3,17 +3,15 @@
 
 use std::path::Path;
 
-use rayon::prelude::*;
-
-use crate::cell;
 use crate::counts::{TierCounts, WorkDisk};
 use crate::flags::{flags_path_beside, FlagWriter};
 use crate::plan::disk::DiskGauge;
+use crate::tier::cells::{CellBuf, Words};
 use crate::tier::{packed, Job, TierProgress};
 use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
-use bawo_store::bytes::{as_u32, map_ro};
+use bawo_store::bytes::map_ro;
 use bawo_store::table;
 
 impl<G: Game> Job<'_, G> {
@@ -79,29 +77,32 @@ impl<G: Game> Job<'_, G> {
             self.read_ahead(r + 1);
             {
                 let (map, unpacked);
-                let cells = match (held, self.packed_now[r]) {
+                let cells: Words<'_> = match (held, self.packed_now[r]) {
                     (Some(c), _) => c,
                     // Resumed after the attractor with this range's cells packed.
                     (None, Some(slot)) => {
-                        let mut v = crate::work::huge::filled(self.range_len(r), 0u32);
+                        let mut v = CellBuf::zeroed(self.width, self.range_len(r));
                         packed::unpack_into(&self.packed_path(r, slot), &mut v)?;
                         unpacked = v;
-                        &unpacked[..]
+                        unpacked.words()
                     }
                     (None, None) => {
                         map = map_ro(&path)?
                             .ok_or_else(|| Error::corrupt(&path, "empty cell file"))?;
-                        as_u32(&path, &map)?
+                        Words::of_bytes(&path, &map, self.width)?
                     }
                 };
-                let entries: Vec<u16> = cells.par_iter().map(|&c| cell::final_entry(c).0).collect();
+                if cells.len() != self.range_len(r) {
+                    return Err(Error::corrupt(&path, "cell file has the wrong length"));
+                }
+                let entries = cells.final_entries();
                 counts.add(&entries);
                 table_bytes += 2 * entries.len() as u64;
                 if tx.send(entries).is_err() {
                     // The writer stopped; it says why.
                     return Ok(peak);
                 }
-                flags.push(cells)?;
+                cells.each_wide(|wide| flags.push(wide))?;
             }
             if let Some(mut now) = gauge.sample(&self.st.work) {
                 now.table = table_bytes;

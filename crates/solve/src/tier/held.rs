@@ -13,40 +13,42 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU32;
 
 use bawo_games::error::{Error, Result};
 use bawo_store::bytes::map_mut;
 use memmap2::MmapMut;
 
+use crate::tier::cells::{CellBuf, CellWidth, Slots, Words};
+
 /// The cells of the ranges held in memory (`None` for a range left in its file).
 #[derive(Default)]
 pub struct HeldCells {
-    ranges: Vec<Option<Vec<u32>>>,
+    ranges: Vec<Option<CellBuf>>,
     /// What the bytes given to [`HeldCells::load`] left beside the held cells.
     spare: u64,
 }
 
 impl HeldCells {
     /// Reads the cells of the ranges (of lengths `lens`, taken in order while they fit)
-    /// whose cells fit `bytes` together, each with `read(range, cells)`; the rest stay in
-    /// their files.
+    /// whose cells, of `width`, fit `bytes` together, each with `read(range, cells)`; the
+    /// rest stay in their files.
     pub fn load(
         lens: &[usize],
         bytes: u64,
-        read: impl Fn(usize, &mut [u32]) -> Result<()> + Sync,
+        width: CellWidth,
+        read: impl Fn(usize, &mut CellBuf) -> Result<()> + Sync,
     ) -> Result<Self> {
         use rayon::prelude::*;
         let mut left = bytes;
         let mut held = Vec::new();
         for &len in lens {
-            let need = 4 * len as u64;
+            let need = (width.bytes() * len) as u64;
             if need > left || len == 0 {
                 held.push(None);
                 continue;
             }
             left -= need;
-            held.push(Some(crate::work::huge::filled(len, 0u32)));
+            held.push(Some(CellBuf::zeroed(width, len)));
         }
         // Read side by side: packed cells are decoded on the way in.
         held.par_iter_mut()
@@ -62,12 +64,12 @@ impl HeldCells {
     }
 
     /// Reads a plain cell file into `cells`, which it fills exactly.
-    pub fn read_file(path: &Path, cells: &mut [u32]) -> Result<()> {
+    pub fn read_file(path: &Path, cells: &mut CellBuf) -> Result<()> {
         let mut f = bawo_store::open_no_follow()
             .read(true)
             .open(path)
             .map_err(|e| Error::io(path, e))?;
-        f.read_exact(bawo_store::bytes::u32_bytes_mut(cells))
+        f.read_exact(cells.bytes_mut())
             .map_err(|e| Error::io(path, e))
     }
 
@@ -88,17 +90,14 @@ impl HeldCells {
         self.ranges.iter().filter(|c| c.is_some()).count()
     }
 
-    /// Range `r`'s cells as atomics, if held.
-    pub fn cells(&mut self, r: usize) -> Option<&[AtomicU32]> {
-        let v = self.ranges.get_mut(r)?.as_mut()?;
-        // SAFETY: `AtomicU32` has the size and alignment of `u32`, and the exclusive borrow
-        // of the vector keeps every other access out while the view lives.
-        Some(unsafe { std::slice::from_raw_parts(v.as_mut_ptr() as *const AtomicU32, v.len()) })
+    /// Range `r`'s cells as slots, if held.
+    pub fn cells(&mut self, r: usize) -> Option<Slots<'_>> {
+        Some(self.ranges.get_mut(r)?.as_mut()?.slots())
     }
 
     /// Range `r`'s cells, if held.
-    pub fn words(&self, r: usize) -> Option<&[u32]> {
-        self.ranges.get(r)?.as_deref()
+    pub fn words(&self, r: usize) -> Option<Words<'_>> {
+        Some(self.ranges.get(r)?.as_ref()?.words())
     }
 }
 
@@ -131,28 +130,29 @@ pub fn advise(map: &[u8], touched: usize, len: usize) {
     bawo_store::bytes::advise_reads(map, sparse);
 }
 
-/// Range `r`'s cells: held in memory, else the file at `path` mapped in `kept` ([`cells_map`]),
-/// advised for `touched` positions ([`advise`]).
+/// Range `r`'s cells: held in memory, else the file at `path` (cells of `width`) mapped in
+/// `kept` ([`cells_map`]), advised for `touched` positions ([`advise`]).
 pub fn cells_view<'a>(
     held: &'a mut HeldCells,
     kept: &'a mut Option<(PathBuf, MmapMut)>,
     r: usize,
     path: &Path,
+    width: CellWidth,
     touched: usize,
-) -> Result<&'a [AtomicU32]> {
+) -> Result<Slots<'a>> {
     if held.holds(r) {
         return Ok(held.cells(r).expect("held"));
     }
     let map = cells_map(kept, path)?;
-    advise(map, touched, map.len() / 4);
-    // SAFETY: the map is 4-aligned (page aligned) and only used through this view.
-    Ok(unsafe { crate::tier::attractor::cells_of(map) })
+    advise(map, touched, map.len() / width.bytes());
+    // SAFETY: the map is page aligned and only used through these slots.
+    Ok(unsafe { Slots::of_bytes(map, width) })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::Ordering;
+    use crate::tier::cells::CellSlot;
 
     #[test]
     fn held_ranges_are_read_and_changed_within_their_bytes() {
@@ -164,30 +164,44 @@ mod tests {
             std::fs::write(&p, bawo_store::bytes::u32_bytes(&words)).unwrap();
             files.push(p);
         }
-        let read = |r: usize, cells: &mut [u32]| HeldCells::read_file(&files[r], cells);
+        let wide = CellWidth::Wide;
+        let read = |r: usize, cells: &mut CellBuf| HeldCells::read_file(&files[r], cells);
         // Room for two ranges: the first two are held, the third stays in its file.
-        let mut held = HeldCells::load(&[1000; 3], 8000, read).unwrap();
+        let mut held = HeldCells::load(&[1000; 3], 8000, wide, read).unwrap();
         assert!(held.holds(0) && held.holds(1) && !held.holds(2));
         assert_eq!(held.count(), 2);
         assert!(held.cells(2).is_none() && held.words(2).is_none());
-        let c = held.cells(1).unwrap();
-        assert_eq!(c[7].load(Ordering::Relaxed), 22);
-        c[7].store(5, Ordering::Relaxed);
-        assert_eq!(&held.words(1).unwrap()[6..9], &[19, 5, 25]);
-        assert_eq!(HeldCells::load(&[1000; 3], 0, read).unwrap().count(), 0);
+        let Some(Slots::Wide(c)) = held.cells(1) else {
+            panic!("wide cells")
+        };
+        assert_eq!(c[7].get(), 22);
+        c[7].put(5);
+        assert!(matches!(held.words(1), Some(Words::Wide(w)) if w[6..9] == [19, 5, 25]));
+        assert_eq!(
+            HeldCells::load(&[1000; 3], 0, wide, read).unwrap().count(),
+            0
+        );
+        // Narrow cells take half the bytes: the same room holds the three ranges and more.
+        let halves = |_: usize, cells: &mut CellBuf| {
+            cells.bytes_mut().fill(0);
+            Ok(())
+        };
+        let narrow = HeldCells::load(&[1000; 5], 8000, CellWidth::Narrow, halves).unwrap();
+        assert_eq!(narrow.count(), 4);
+        assert!(matches!(narrow.words(3), Some(Words::Narrow(w)) if w.len() == 1000));
         // A smaller range after one that does not fit is held if it fits what is left.
-        let small = |r: usize, cells: &mut [u32]| {
+        let small = |r: usize, cells: &mut CellBuf| {
             if r == 3 {
-                cells.fill(0);
+                cells.bytes_mut().fill(0);
                 Ok(())
             } else {
                 read(r, cells)
             }
         };
-        let held = HeldCells::load(&[1000, 1000, 1000, 100], 8400, small).unwrap();
+        let held = HeldCells::load(&[1000, 1000, 1000, 100], 8400, wide, small).unwrap();
         assert!(held.holds(0) && held.holds(1) && !held.holds(2) && held.holds(3));
         // A file shorter than its range is an error, not cells made up.
-        let short = |_: usize, cells: &mut [u32]| HeldCells::read_file(&files[0], cells);
-        assert!(HeldCells::load(&[2000], 8000, short).is_err());
+        let short = |_: usize, cells: &mut CellBuf| HeldCells::read_file(&files[0], cells);
+        assert!(HeldCells::load(&[2000], 8000, wide, short).is_err());
     }
 }

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use memmap2::MmapMut;
 
-use crate::tier::attractor::{apply_batches, apply_marking, cells_of, Changed, DepthOverflow};
+use crate::tier::attractor::{apply_batches, apply_marking, Changed, DepthOverflow};
+use crate::tier::cells::{with_slots, CellBuf};
 use crate::tier::cells_io::CellsIo;
 use crate::tier::checkpoint::Checkpoints;
 use crate::tier::held::cells_view;
@@ -32,14 +33,12 @@ type Applied = std::result::Result<Vec<Vec<(u32, u32)>>, DepthOverflow>;
 /// Applies `batches` to a range's `cells` read into memory; returns what applying gives and
 /// the runs of blocks it changed, to write back.
 fn apply_in_memory(
-    cells: &mut [u32],
+    cells: &mut CellBuf,
     batches: &[&[u32]],
     level: u32,
 ) -> (Applied, Vec<std::ops::Range<usize>>) {
     let changed = Changed::new(cells.len());
-    // SAFETY: the words are 4-aligned and only used through this view here.
-    let view = unsafe { cells_of(bawo_store::bytes::u32_bytes_mut(cells)) };
-    let applied = apply_marking(view, batches, level, Some(&changed));
+    let applied = with_slots!(cells.slots(), c => apply_marking(c, batches, level, Some(&changed)));
     (applied, changed.runs())
 }
 
@@ -100,7 +99,7 @@ impl<G: Game> Job<'_, G> {
                 .collect();
             let next_dense = |from: usize| (from..dense.len()).find(|&r| dense[r]);
             std::thread::scope(|scope| -> Result<()> {
-                let mut io = CellsIo::start(scope)?;
+                let mut io = CellsIo::start(scope, self.width)?;
                 let mut ahead = next_dense(0);
                 if let Some(n) = ahead {
                     self.unpin(n)?;
@@ -135,9 +134,10 @@ impl<G: Game> Job<'_, G> {
                             self.unpin(r)?;
                         }
                         let touched: usize = batches.iter().map(|b| b.len()).sum();
+                        let path = self.cells_path(r);
                         let cells =
-                            cells_view(&mut held, &mut kept, r, &self.cells_path(r), touched)?;
-                        let applied = apply_batches(cells, &batches, level);
+                            cells_view(&mut held, &mut kept, r, &path, self.width, touched)?;
+                        let applied = with_slots!(cells, c => apply_batches(c, &batches, level));
                         // Out of core no map is kept from the emitting step or the range
                         // before.
                         if !self.resident {
@@ -203,54 +203,70 @@ impl<G: Game> Job<'_, G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cell::{self, LOSS, OPEN, WIN};
+    use crate::cell::{self, narrow, ANCHORED, LOSS, OPEN, WIN};
     use crate::tier::attractor::{CHANGED_BLOCK, MSG_LOSS, MSG_WIN};
+    use crate::tier::cells::CellWidth;
     use std::sync::atomic::{AtomicU32, Ordering};
 
     #[test]
     fn a_dense_level_applied_through_memory_leaves_the_file_as_its_map_would() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cells");
-        let len = 3 * CHANGED_BLOCK + 100;
-        let kinds = [
-            cell::make(OPEN, 2, 0),
-            cell::make(OPEN, 1, 4),
-            cell::make(WIN, 0, 3),
-        ];
-        let before: Vec<u32> = (0..len).map(|p| kinds[p % 3]).collect();
-        std::fs::write(&path, bawo_store::bytes::u32_bytes(&before)).unwrap();
-        // Messages to the first block and the last cells only.
-        let msgs: Vec<u32> = (0..200u32)
-            .chain(len as u32 - 50..len as u32)
-            .map(|p| p | if p % 5 == 0 { MSG_LOSS } else { MSG_WIN })
-            .collect();
-        let got = std::thread::scope(|s| {
-            let mut io = CellsIo::start(s).unwrap();
-            io.read(path.clone(), len).unwrap();
-            let mut cells = io.take().unwrap();
-            let (applied, blocks) = apply_in_memory(&mut cells, &[&msgs], 4);
-            assert!(
-                blocks.len() < len / CHANGED_BLOCK,
-                "only the changed blocks: {blocks:?}"
-            );
-            io.write(path.clone(), cells, blocks).unwrap();
-            io.finish().unwrap();
-            applied.unwrap()
-        });
-        let plain: Vec<AtomicU32> = before.iter().map(|&c| AtomicU32::new(c)).collect();
-        let want = apply_batches(&plain, &[&msgs], 4).unwrap();
-        assert_eq!(got, want);
-        let file = std::fs::read(&path).unwrap();
-        let want_cells: Vec<u32> = plain.iter().map(|c| c.load(Ordering::Relaxed)).collect();
-        assert_eq!(file, bawo_store::bytes::u32_bytes(&want_cells));
-        assert!(want_cells.iter().any(|&c| cell::tag(c) == LOSS));
-        // A file shorter than its range is an error, not cells made up.
-        let short = dir.path().join("short");
-        std::fs::write(&short, [0u8; 40]).unwrap();
-        std::thread::scope(|s| {
-            let mut io = CellsIo::start(s).unwrap();
-            io.read(short.clone(), len).unwrap();
-            assert!(io.take().is_err());
-        });
+        for width in [CellWidth::Wide, CellWidth::Narrow] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("cells");
+            let len = 3 * CHANGED_BLOCK + 100;
+            // Narrow cells are a closed tier's: no floor.
+            let floor = if width == CellWidth::Wide { 4 } else { 0 };
+            let kinds = [
+                cell::make(OPEN, 2, 0) | ANCHORED,
+                cell::make(OPEN, 1, floor) | ANCHORED,
+                cell::make(WIN, 0, 3) | ANCHORED,
+            ];
+            let before: Vec<u32> = (0..len).map(|p| kinds[p % 3]).collect();
+            let stored = |cells: &[u32]| -> Vec<u8> {
+                match width {
+                    CellWidth::Wide => bawo_store::bytes::u32_bytes(cells).to_vec(),
+                    CellWidth::Narrow => {
+                        let n: Vec<u16> =
+                            cells.iter().map(|&c| narrow::narrow(c).unwrap()).collect();
+                        bawo_store::bytes::u16_bytes(&n).to_vec()
+                    }
+                }
+            };
+            std::fs::write(&path, stored(&before)).unwrap();
+            // Messages to the first block and the last cells only.
+            let msgs: Vec<u32> = (0..200u32)
+                .chain(len as u32 - 50..len as u32)
+                .map(|p| p | if p % 5 == 0 { MSG_LOSS } else { MSG_WIN })
+                .collect();
+            let got = std::thread::scope(|s| {
+                let mut io = CellsIo::start(s, width).unwrap();
+                io.read(path.clone(), len).unwrap();
+                let mut cells = io.take().unwrap();
+                assert_eq!(cells.width(), width);
+                let (applied, blocks) = apply_in_memory(&mut cells, &[&msgs], 4);
+                assert!(
+                    blocks.len() < len / CHANGED_BLOCK,
+                    "only the changed blocks: {blocks:?}"
+                );
+                io.write(path.clone(), cells, blocks).unwrap();
+                io.finish().unwrap();
+                applied.unwrap()
+            });
+            let plain: Vec<AtomicU32> = before.iter().map(|&c| AtomicU32::new(c)).collect();
+            let want = apply_batches(&plain, &[&msgs], 4).unwrap();
+            assert_eq!(got, want, "{width:?}");
+            let file = std::fs::read(&path).unwrap();
+            let want_cells: Vec<u32> = plain.iter().map(|c| c.load(Ordering::Relaxed)).collect();
+            assert_eq!(file, stored(&want_cells), "{width:?}");
+            assert!(want_cells.iter().any(|&c| cell::tag(c) == LOSS));
+            // A file shorter than its range is an error, not cells made up.
+            let short = dir.path().join("short");
+            std::fs::write(&short, [0u8; 40]).unwrap();
+            std::thread::scope(|s| {
+                let mut io = CellsIo::start(s, width).unwrap();
+                io.read(short.clone(), len).unwrap();
+                assert!(io.take().is_err());
+            });
+        }
     }
 }

@@ -27,6 +27,7 @@
 
 pub mod attractor;
 pub(crate) mod blocksink;
+pub mod cells;
 pub(crate) mod cells_io;
 pub mod checkpoint;
 pub(crate) mod emit_level;
@@ -50,6 +51,7 @@ use std::time::Duration;
 use crate::counts::{TierCounts, TierTimings};
 use crate::plan::budget::{MemoryPlan, TierPlan};
 use crate::tier::blocksink::{cell_log, BlockSink, Logged};
+use crate::tier::cells::CellWidth;
 use crate::tier::checkpoint::{Checkpoints, Phase, SlotRecord, TierState};
 use crate::tier::held::HeldCells;
 use crate::tier::pass::{pass_block, EdgesOut};
@@ -254,6 +256,8 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) keys: Option<KeptHalf>,
     /// The work folder's disk, sampled after ranges and levels ([`Job::note_disk`]).
     pub(super) gauge: crate::plan::disk::DiskGauge,
+    /// The width of the cells the attractor works on out of core ([`TierState::narrow_cells`]).
+    pub(super) width: CellWidth,
 }
 
 impl<'g, G: Game> Job<'g, G> {
@@ -296,6 +300,7 @@ impl<'g, G: Game> Job<'g, G> {
             range_bits,
             wide,
             keys,
+            narrow_cells,
             ..
         } = opts
             .plan
@@ -318,6 +323,8 @@ impl<'g, G: Game> Job<'g, G> {
             range_bits,
             wide,
             keys,
+            // Only out of core: a tier of one range keeps its cells mapped, four bytes.
+            narrow_cells: narrow_cells && ranges > 1,
             phase: Phase::Successors,
             next: 0,
             work,
@@ -345,6 +352,7 @@ impl<'g, G: Game> Job<'g, G> {
         ranges: usize,
         message_budget: u64,
     ) -> Self {
+        let width = CellWidth::narrow_if(st.narrow_cells);
         Job {
             game,
             tier,
@@ -367,6 +375,7 @@ impl<'g, G: Game> Job<'g, G> {
             lower_freed: 0,
             keys: None,
             gauge: Default::default(),
+            width,
         }
     }
 

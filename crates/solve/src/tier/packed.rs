@@ -10,12 +10,14 @@
 //! copied whole to keep a checkpointed slot intact, and the disk holds one plain copy of the
 //! cells of the ranges the attractor does not hold in memory, beside their packed slots.
 //!
-//! A packed file is a sequence of zstd frames whose decoded bytes are the range's cells;
-//! its checksum (of the packed bytes) is the manifest's.
+//! A packed file is a sequence of zstd frames whose decoded bytes are the range's cells,
+//! wide ([`crate::cell`]) whatever width the attractor keeps them in
+//! ([`crate::tier::cells`]); its checksum (of the packed bytes) is the manifest's.
 
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
+use crate::tier::cells::{narrow_into, CellBuf, CellWidth, Words};
 use bawo_games::error::{Error, Result};
 use bawo_store::checksum::Hasher;
 use bawo_store::Checksum;
@@ -34,13 +36,21 @@ pub fn frame(cells: &[u32]) -> Result<Vec<u8>> {
 }
 
 /// Packs `cells` into the file at `path` (replacing it; not synced) and gives its checksum.
-pub fn pack_words(cells: &[u32], path: &Path) -> Result<Checksum> {
-    pack_from(&mut bawo_store::bytes::u32_bytes(cells), path)
+pub fn pack_words(cells: Words<'_>, path: &Path) -> Result<Checksum> {
+    match cells {
+        Words::Wide(w) => pack_from(&mut bawo_store::bytes::u32_bytes(w), path),
+        Words::Narrow(_) => pack_from(&mut Widened::new(cells), path),
+    }
 }
 
-/// Packs the plain cell file at `from` into the file at `to` (replacing it; not synced) and
-/// gives its checksum.
-pub fn pack_file(from: &Path, to: &Path) -> Result<Checksum> {
+/// Packs the plain cell file at `from`, of cells of `width`, into the file at `to`
+/// (replacing it; not synced) and gives its checksum.
+pub fn pack_file(from: &Path, to: &Path, width: CellWidth) -> Result<Checksum> {
+    if width == CellWidth::Narrow {
+        let map = bawo_store::bytes::map_ro(from)?
+            .ok_or_else(|| Error::corrupt(from, "empty cell file"))?;
+        return pack_words(Words::of_bytes(from, &map, width)?, to);
+    }
     let f = bawo_store::open_no_follow()
         .read(true)
         .open(from)
@@ -63,6 +73,50 @@ impl<R: Read> Read for Naming<'_, R> {
         self.inner.read(buf).map_err(|e| {
             std::io::Error::new(e.kind(), format!("reading {}: {e}", self.path.display()))
         })
+    }
+}
+
+/// Narrow cells read as the bytes of their wide form.
+struct Widened<'a> {
+    cells: &'a [u16],
+    /// Wide bytes made and not yet read.
+    ready: Vec<u8>,
+    at: usize,
+}
+
+impl<'a> Widened<'a> {
+    fn new(cells: Words<'a>) -> Self {
+        let Words::Narrow(cells) = cells else {
+            unreachable!("only narrow cells are widened")
+        };
+        Widened {
+            cells,
+            ready: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for Widened<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at == self.ready.len() {
+            let take = self.cells.len().min(READ_BUFFER / 4);
+            let (now, rest) = self.cells.split_at(take);
+            self.ready.clear();
+            Words::Narrow(now)
+                .each_wide(|w| {
+                    self.ready
+                        .extend_from_slice(bawo_store::bytes::u32_bytes(w));
+                    Ok(())
+                })
+                .map_err(std::io::Error::other)?;
+            self.cells = rest;
+            self.at = 0;
+        }
+        let n = buf.len().min(self.ready.len() - self.at);
+        buf[..n].copy_from_slice(&self.ready[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
     }
 }
 
@@ -104,18 +158,38 @@ impl Write for Hashing<'_> {
     }
 }
 
-/// Decodes the packed file at `path` into `cells`, which it must fill exactly.
-pub fn unpack_into(path: &Path, cells: &mut [u32]) -> Result<()> {
-    let bytes = bawo_store::bytes::u32_bytes_mut(cells);
+/// Decodes the packed file at `path` into `cells`, which it must fill exactly (narrowed
+/// where they are narrow).
+pub fn unpack_into(path: &Path, cells: &mut CellBuf) -> Result<()> {
     let mut dec = decoder(path)?;
-    dec.read_exact(bytes).map_err(|e| bad(path, e))?;
+    match cells {
+        CellBuf::Wide(w) => {
+            let bytes = bawo_store::bytes::u32_bytes_mut(w);
+            dec.read_exact(bytes).map_err(|e| bad(path, e))?;
+        }
+        CellBuf::Narrow(n) => {
+            let mut wide = vec![0u32; NARROW_CHUNK.min(n.len())];
+            for out in n.chunks_mut(NARROW_CHUNK) {
+                let wide = &mut wide[..out.len()];
+                dec.read_exact(bawo_store::bytes::u32_bytes_mut(wide))
+                    .map_err(|e| bad(path, e))?;
+                narrow_into(wide, out)?;
+            }
+        }
+    }
     ends_here(&mut dec, path)
 }
 
+/// Wide cells decoded at a time where they are narrowed.
+const NARROW_CHUNK: usize = 1 << 18;
+
 /// Decodes the packed file at `from` into the plain cell file at `to` (replacing it; not
-/// synced), which must come to `len` cells.
-pub fn unpack_file(from: &Path, to: &Path, len: usize) -> Result<()> {
+/// synced) of cells of `width`, which must come to `len` cells.
+pub fn unpack_file(from: &Path, to: &Path, len: usize, width: CellWidth) -> Result<()> {
     let mut dec = decoder(from)?;
+    if width == CellWidth::Narrow {
+        return unpack_narrow_file(&mut dec, from, to, len);
+    }
     let want = 4 * len as u64;
     let mut short = false;
     bawo_store::write_renamed(to, false, |w| {
@@ -134,7 +208,42 @@ pub fn unpack_file(from: &Path, to: &Path, len: usize) -> Result<()> {
     ends_here(&mut dec, from)
 }
 
-fn decoder(path: &Path) -> Result<zstd::Decoder<'static, BufReader<std::fs::File>>> {
+/// [`unpack_file`] into narrow cells, a chunk at a time.
+fn unpack_narrow_file(dec: &mut Decoder, from: &Path, to: &Path, len: usize) -> Result<()> {
+    // A failure of the packed cells stops the writing (the file is not made) and is
+    // returned as itself.
+    let mut failed = None;
+    let written = bawo_store::write_renamed(to, false, |w| {
+        bawo_store::fault::check_write(2 * len, to)
+            .map_err(|_| std::io::Error::from_raw_os_error(28))?;
+        let mut wide = vec![0u32; NARROW_CHUNK.min(len)];
+        let mut narrow = vec![0u16; NARROW_CHUNK.min(len)];
+        let mut left = len;
+        while left > 0 {
+            let n = left.min(NARROW_CHUNK);
+            let step = dec
+                .read_exact(bawo_store::bytes::u32_bytes_mut(&mut wide[..n]))
+                .map_err(|e| bad(from, e))
+                .and_then(|()| narrow_into(&wide[..n], &mut narrow[..n]));
+            if let Err(e) = step {
+                failed = Some(e);
+                return Err(std::io::Error::other("the packed cells failed"));
+            }
+            w.write_all(bawo_store::bytes::u16_bytes(&narrow[..n]))?;
+            left -= n;
+        }
+        Ok(())
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    written?;
+    ends_here(dec, from)
+}
+
+type Decoder = zstd::Decoder<'static, BufReader<std::fs::File>>;
+
+fn decoder(path: &Path) -> Result<Decoder> {
     let f = bawo_store::open_no_follow()
         .read(true)
         .open(path)
@@ -182,28 +291,28 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let words = cells(100_000, 9);
         let p = d.path().join("packed-0.a");
-        let sum = pack_words(&words, &p).unwrap();
+        let sum = pack_words(Words::Wide(&words), &p).unwrap();
         assert_eq!(sum, bawo_store::bytes::file_checksum(&p).unwrap());
         assert!(std::fs::metadata(&p).unwrap().len() < 100_000);
-        let mut back = vec![0u32; words.len()];
+        let mut back = CellBuf::zeroed(CellWidth::Wide, words.len());
         unpack_into(&p, &mut back).unwrap();
-        assert_eq!(back, words);
+        assert!(matches!(back, CellBuf::Wide(v) if v == words));
         // From a plain file, and back into one.
         let plain = d.path().join("cells-0.a");
         std::fs::write(&plain, bawo_store::bytes::u32_bytes(&words)).unwrap();
         let q = d.path().join("packed-0.b");
-        assert_eq!(pack_file(&plain, &q).unwrap(), sum);
+        assert_eq!(pack_file(&plain, &q, CellWidth::Wide).unwrap(), sum);
         let out = d.path().join("cells-0.b");
-        unpack_file(&q, &out, words.len()).unwrap();
+        unpack_file(&q, &out, words.len(), CellWidth::Wide).unwrap();
         assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&plain).unwrap());
         // Frames appended one after another decode as the cells of every block in order.
         let f = d.path().join("frames");
         let mut bytes = frame(&words[..40_000]).unwrap();
         bytes.extend(frame(&words[40_000..]).unwrap());
         std::fs::write(&f, bytes).unwrap();
-        let mut back = vec![0u32; words.len()];
+        let mut back = CellBuf::zeroed(CellWidth::Wide, words.len());
         unpack_into(&f, &mut back).unwrap();
-        assert_eq!(back, words);
+        assert!(matches!(back, CellBuf::Wide(v) if v == words));
     }
 
     #[test]
@@ -211,22 +320,75 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let words = cells(10_000, 3);
         let p = d.path().join("p");
-        pack_words(&words, &p).unwrap();
+        pack_words(Words::Wide(&words), &p).unwrap();
         let err = |e: Error| e.to_string();
-        let mut short = vec![0u32; 9_999];
+        let mut short = CellBuf::zeroed(CellWidth::Wide, 9_999);
         assert!(err(unpack_into(&p, &mut short).unwrap_err()).contains("longer"));
-        let mut long = vec![0u32; 10_001];
+        let mut long = CellBuf::zeroed(CellWidth::Wide, 10_001);
         assert!(err(unpack_into(&p, &mut long).unwrap_err()).contains("shorter"));
         let out = d.path().join("o");
-        assert!(err(unpack_file(&p, &out, 10_001).unwrap_err()).contains("shorter"));
-        assert!(err(unpack_file(&p, &out, 9_999).unwrap_err()).contains("longer"));
+        let wide = CellWidth::Wide;
+        assert!(err(unpack_file(&p, &out, 10_001, wide).unwrap_err()).contains("shorter"));
+        assert!(err(unpack_file(&p, &out, 9_999, wide).unwrap_err()).contains("longer"));
         let mut bytes = std::fs::read(&p).unwrap();
         let mid = bytes.len() / 2;
         bytes[mid] ^= 0xFF;
         bytes.truncate(bytes.len() - 3);
         std::fs::write(&p, bytes).unwrap();
-        let mut back = vec![0u32; words.len()];
+        let mut back = CellBuf::zeroed(CellWidth::Wide, words.len());
         assert!(unpack_into(&p, &mut back).is_err());
-        assert!(unpack_file(&p, &out, words.len()).is_err());
+        assert!(unpack_file(&p, &out, words.len(), wide).is_err());
+    }
+
+    /// Cells of a closed tier: open ones with counters, terminal losses, wins and losses.
+    fn closed(n: u32) -> Vec<u32> {
+        use crate::cell::{make, ANCHORED, DONT_CARE, LOSS, OPEN, WIN};
+        (0..n)
+            .map(|i| match i % 4 {
+                0 => make(OPEN, i % 7, 0) | ANCHORED,
+                1 => make(LOSS, 0, 0) | ANCHORED | DONT_CARE,
+                2 => make(WIN, 0, i % 300) | ANCHORED,
+                _ => make(LOSS, 0, 1 + i % 200) | ANCHORED,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn narrow_cells_pack_as_their_wide_form_and_come_back_narrow() {
+        let d = tempfile::tempdir().unwrap();
+        let n = 3 * NARROW_CHUNK as u32 / 2 + 11;
+        let wide = closed(n);
+        let mut narrow = vec![0u16; wide.len()];
+        narrow_into(&wide, &mut narrow).unwrap();
+        // The same packed bytes from the wide cells, the narrow ones and a narrow file.
+        let (a, b, c) = (d.path().join("a"), d.path().join("b"), d.path().join("c"));
+        let sum = pack_words(Words::Wide(&wide), &a).unwrap();
+        assert_eq!(pack_words(Words::Narrow(&narrow), &b).unwrap(), sum);
+        let plain = d.path().join("plain");
+        std::fs::write(&plain, bawo_store::bytes::u16_bytes(&narrow)).unwrap();
+        assert_eq!(pack_file(&plain, &c, CellWidth::Narrow).unwrap(), sum);
+        assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
+        // Back into memory and into a plain file, narrow.
+        let mut back = CellBuf::zeroed(CellWidth::Narrow, narrow.len());
+        unpack_into(&a, &mut back).unwrap();
+        assert!(matches!(&back, CellBuf::Narrow(v) if *v == narrow));
+        let out = d.path().join("out");
+        unpack_file(&a, &out, narrow.len(), CellWidth::Narrow).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&plain).unwrap());
+        // Wrong lengths are refused as for wide cells.
+        let w = CellWidth::Narrow;
+        let e = unpack_file(&a, &out, narrow.len() + 1, w).unwrap_err();
+        assert!(e.to_string().contains("shorter"), "{e}");
+        let e = unpack_file(&a, &out, narrow.len() - 1, w).unwrap_err();
+        assert!(e.to_string().contains("longer"), "{e}");
+        // Cells a closed tier cannot have are refused, not narrowed into others.
+        let mut odd = wide.clone();
+        odd[NARROW_CHUNK + 3] = crate::cell::make(crate::cell::OPEN, 2, 9);
+        pack_words(Words::Wide(&odd), &a).unwrap();
+        let mut back = CellBuf::zeroed(CellWidth::Narrow, odd.len());
+        assert!(unpack_into(&a, &mut back).is_err());
+        let gone = d.path().join("never");
+        assert!(unpack_file(&a, &gone, odd.len(), w).is_err());
+        assert!(!gone.exists(), "no file is made of cells refused");
     }
 }

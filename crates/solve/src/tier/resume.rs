@@ -82,7 +82,7 @@ impl<'g, G: Game> Job<'g, G> {
                 let len = std::fs::metadata(&path)
                     .map_err(|e| Error::io(&path, e))?
                     .len();
-                if !rec.packed && len != 4 * job.range_len(r) as u64 {
+                if !rec.packed && len != (job.width.bytes() * job.range_len(r)) as u64 {
                     return Err(Error::corrupt(&path, "cell file has the wrong length"));
                 }
                 if file_checksum(&path)? != rec.checksum {

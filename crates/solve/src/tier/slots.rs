@@ -158,7 +158,7 @@ impl<G: Game> Job<'_, G> {
             .par_iter()
             .map(|(r, _, to)| match held.words(*r) {
                 Some(words) => packed::pack_words(words, to),
-                None => packed::pack_file(&self.cells_path(*r), to),
+                None => packed::pack_file(&self.cells_path(*r), to, self.width),
             })
             .collect::<Result<Vec<_>>>()?;
         each_in_parallel(&todo, |(_, _, to)| sync_file(to))?;
@@ -179,9 +179,11 @@ impl<G: Game> Job<'_, G> {
     /// name, goes: its cells live in memory and in their packed slot.
     pub(super) fn open_cells(&mut self, held_bytes: u64) -> Result<HeldCells> {
         let lens: Vec<usize> = (0..self.ranges).map(|r| self.range_len(r)).collect();
-        let held = HeldCells::load(&lens, held_bytes, |r, cells| match self.packed_now[r] {
-            Some(s) => packed::unpack_into(&self.packed_path(r, s), cells),
-            None => HeldCells::read_file(&self.cells_path(r), cells),
+        let held = HeldCells::load(&lens, held_bytes, self.width, |r, cells| {
+            match self.packed_now[r] {
+                Some(s) => packed::unpack_into(&self.packed_path(r, s), cells),
+                None => HeldCells::read_file(&self.cells_path(r), cells),
+            }
         })?;
         let unpack: Vec<(usize, Slot)> = (0..self.ranges)
             .filter(|&r| !held.holds(r))
@@ -190,7 +192,8 @@ impl<G: Game> Job<'_, G> {
         unpack
             .par_iter()
             .map(|&(r, s)| {
-                packed::unpack_file(&self.packed_path(r, s), &self.cells_path(r), lens[r])
+                let (from, to) = (self.packed_path(r, s), self.cells_path(r));
+                packed::unpack_file(&from, &to, lens[r], self.width)
             })
             .collect::<Result<Vec<()>>>()?;
         for r in 0..self.ranges {

@@ -318,6 +318,12 @@ impl Game for Bao {
         tier
     }
 
+    /// Seeds are conserved and a capture stays on the board: every move stays in the one
+    /// tier, unless a never-ending sowing loses at once.
+    fn closed_tier(&self, _tier: Tier) -> bool {
+        self.rules.never_ending != NeverEnding::Loss
+    }
+
     fn position(&self, tier: Tier, index: u64) -> BaoPosition {
         self.index.position(tier, index)
     }
@@ -511,6 +517,31 @@ mod tests {
             n += 1;
         });
         assert_eq!(n, size);
+    }
+
+    #[test]
+    fn a_closed_tier_has_only_moves_that_stay_in_it() {
+        for loss in [false, true] {
+            let rules = if loss { "never-ending=loss" } else { "" };
+            let g = Bao::new(BaoRules::parse(rules).unwrap());
+            let mut out = Vec::new();
+            for seeds in 2..=4 {
+                // A move that loses at once needs more seeds (a never-ending sowing, tested
+                // in the suite's rules): with it, no tier is closed.
+                assert_eq!(g.closed_tier(seeds), !loss);
+                let size = g.tier_size(seeds).unwrap();
+                g.visit(seeds, 0..size, |_, p| {
+                    out.clear();
+                    g.successors(p, &mut out);
+                    for s in &out {
+                        assert!(
+                            matches!(s, Successor::Position { tier, .. } if *tier == seeds),
+                            "{s:?} leaves tier {seeds}"
+                        );
+                    }
+                });
+            }
+        }
     }
 
     #[test]
