@@ -327,8 +327,8 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
 
     /// Waits for the tier compressed beside the next tier's solve and records its file in its
     /// manifest record (saved with the next tier's), in the ledger, and in the tier's report:
-    /// its time, and its bytes, which the process wrote while the next tier was solved.
-    /// Returns those bytes.
+    /// its time, and its bytes written, which the process wrote while the next tier was solved
+    /// (the disk they take is the next tier's: [`tier_io`]). Returns those bytes.
     fn join_beside(&mut self, pending: Background<'_>) -> Result<u64> {
         let tier = pending.tier;
         let (bdb, took) = pending.join()?;
@@ -342,7 +342,6 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
         }
         if let Some(io) = report.tiers_io.last_mut() {
             io.bytes_written += bdb.bytes;
-            io.peak_disk += bdb.bytes;
         }
         report.bytes_written += bdb.bytes;
         let rec = self
@@ -370,8 +369,9 @@ struct TierWrites {
 }
 
 /// The tier's bytes written and peak disk: the run's disk now (its work files are still
-/// there), or while the tier's work files were at their largest beside the finished tiers,
-/// whichever is more.
+/// there), or while the tier's work files were at their largest beside the finished tiers
+/// and the tier below's compressed file, written meanwhile (early: beside the successor
+/// pass), whichever is more.
 fn tier_io(cfg: &SolveConfig, work: &Path, w: TierWrites, solved: &SolvedTier) -> TierIo {
     let outside = if is_under(work, &cfg.out) {
         0
@@ -379,7 +379,8 @@ fn tier_io(cfg: &SolveConfig, work: &Path, w: TierWrites, solved: &SolvedTier) -
         dir_bytes(work)
     };
     let t = &solved.timings;
-    let at_peak = (w.base_disk + t.peak_work_disk).saturating_sub(t.peak_lower_freed);
+    let at_peak =
+        (w.base_disk + w.below_bytes + t.peak_work_disk).saturating_sub(t.peak_lower_freed);
     let peak_disk = (dir_bytes(&cfg.out) + outside).max(at_peak);
     // The compressed file of the tier below, written meanwhile, is that tier's.
     let bytes_written = match (w.written0, process_bytes_written()) {

@@ -82,6 +82,7 @@ pub fn emit<S: Source, C: CellSlot>(
     kept: Option<&KeptHalf>,
 ) -> Vec<Vec<u32>> {
     emit_batches(cells, due, preds, at, kept)
+        .batches
         .into_iter()
         .map(concat)
         .collect()
@@ -109,7 +110,7 @@ pub fn emit_batches<S: Source, C: CellSlot>(
     preds: &PredView<'_, S>,
     at: EmitAt,
     kept: Option<&KeptHalf>,
-) -> Vec<Vec<Vec<u32>>> {
+) -> Emission {
     let naming = match kept {
         None => Naming::Index,
         Some(k) if k.moves().is_some() => Naming::Places(k),
@@ -192,7 +193,7 @@ fn emit_with<'p, S: Source, C: CellSlot>(
     preds_of: impl Fn(usize) -> &'p [S] + Sync,
     at: EmitAt,
     naming: Naming<'_>,
-) -> Vec<Vec<Vec<u32>>> {
+) -> Emission {
     let EmitAt {
         level,
         range_bits,
@@ -206,8 +207,8 @@ fn emit_with<'p, S: Source, C: CellSlot>(
     let mut batches = due
         .par_chunks(chunk_for(due.len()))
         .fold(
-            || vec![Vec::new(); ranges],
-            |mut out: Vec<Vec<u32>>, chunk| {
+            || (vec![Vec::new(); ranges], 0u64),
+            |(mut out, mut decided): (Vec<Vec<u32>>, u64), chunk| {
                 for &f in chunk {
                     let c = cells[f as usize].get();
                     let kind = match cell::tag(c) {
@@ -221,6 +222,7 @@ fn emit_with<'p, S: Source, C: CellSlot>(
                         // Decided earlier (a known win beaten in its own tier).
                         _ => continue,
                     };
+                    decided += 1;
                     let list = preds_of(f as usize);
                     if list.is_empty() {
                         continue;
@@ -230,19 +232,30 @@ fn emit_with<'p, S: Source, C: CellSlot>(
                         out[r].push((p & local_mask) as u32 | kind);
                     });
                 }
-                out
+                (out, decided)
             },
         )
         .collect::<Vec<_>>();
-    (0..ranges)
+    let decided = batches.iter().map(|(_, d)| d).sum();
+    let batches = (0..ranges)
         .map(|r| {
             batches
                 .iter_mut()
-                .map(|c| std::mem::take(&mut c[r]))
+                .map(|(c, _)| std::mem::take(&mut c[r]))
                 .filter(|b| !b.is_empty())
                 .collect()
         })
-        .collect()
+        .collect();
+    Emission { batches, decided }
+}
+
+/// What a range's due positions emit ([`emit_batches`]).
+pub struct Emission {
+    /// Each target range's messages, in the workers' batches, in order.
+    pub batches: Vec<Vec<Vec<u32>>>,
+    /// The due positions decided at the level (a known win beaten in its own tier is due
+    /// again at its old level, where it emits nothing and is not counted).
+    pub decided: u64,
 }
 
 /// The workers' batches joined once, in their order (one batch is taken whole), where a
@@ -506,6 +519,30 @@ mod tests {
         assert_eq!(out[64], vec![MSG_LOSS]);
         assert_eq!(out.iter().map(Vec::len).sum::<usize>(), 4);
     }
+    #[test]
+    fn only_positions_decided_at_the_level_count_as_decided() {
+        // Due at level 2: a loss of depth 2, a known win of depth 2 whose level has come, and
+        // a known win of depth 2 beaten in its own tier (now a win of depth 1, due again).
+        let c = EdgeCodec::new(false, 4);
+        let preds = PredRange::<u32>::build(3, &[c.pack(0, 5), c.pack(2, 6)], c).unwrap();
+        let cells = [
+            AtomicU32::new(cell::make(LOSS, 0, 2)),
+            AtomicU32::new(cell::make(WIN, 1, 1)),
+            AtomicU32::new(cell::make(KNOWN_WIN, 1, 2)),
+        ];
+        let at = EmitAt {
+            level: 2,
+            range_bits: 4,
+            range: 0,
+            ranges: 1,
+        };
+        let out = emit_batches(&cells, &[0, 1, 2], &preds.view(), at, None);
+        assert_eq!(out.decided, 2);
+        let mut msgs = concat(out.batches.into_iter().next().unwrap());
+        msgs.sort();
+        assert_eq!(msgs, vec![6 | MSG_WIN, 5 | MSG_LOSS, 2 | MSG_SETTLE]);
+    }
+
     /// Open cells with one option left and with two, and a cell of every other tag.
     fn one_cell_of_each_kind() -> [u32; 6] {
         [

@@ -100,7 +100,6 @@ impl<G: Game> Job<'_, G> {
                     Some(due) => due?,
                     None => decode_due(&self.due, level, r)?,
                 };
-                out.decided += due.len() as u64;
                 let len = self.range_len(r);
                 let path = self.cells_path(r);
                 let cells = cells_view(held, kept, r, &path, self.width, due.len())?;
@@ -130,7 +129,8 @@ impl<G: Game> Job<'_, G> {
                     PredsView::Wide(p) => emit_batches(c, &due, p, at, keys),
                 });
                 drop(due);
-                for (t, batches) in emitted.into_iter().enumerate() {
+                out.decided += emitted.decided;
+                for (t, batches) in emitted.batches.into_iter().enumerate() {
                     // A tier of one range applies its messages as emitted, in the workers'
                     // batches, where they fit the budget they would have been held under.
                     let bytes: usize = batches.iter().map(|b| 4 * b.len()).sum();
