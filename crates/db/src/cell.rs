@@ -164,7 +164,7 @@ pub fn final_entry(cell: u32) -> Entry {
 ///
 /// | bits   | field                                                    |
 /// |--------|----------------------------------------------------------|
-/// | 0..14  | the counter of an open cell, else the depth ([`MAX_NARROW_DEPTH`]) |
+/// | 0..14  | the counter of an open cell, else the depth ([`narrow::MAX_NARROW_DEPTH`]) |
 /// | 14..16 | 0 open, 1 win, 2 loss, 3 draw                            |
 pub mod narrow {
     use super::*;

@@ -156,7 +156,7 @@ pub struct DbJson {
 const OPEN_SEARCH: u64 = 1 << 14;
 
 /// A position the database holds, to open the page on: the game's opening where the database
-/// covers it, else the longest win among the first [`OPEN_SEARCH`] positions of the largest
+/// covers it, else the longest win among the first `OPEN_SEARCH` positions of the largest
 /// tier (its first position if none of them wins).
 pub fn position_to_open<G: Game>(d: &ServedDb, g: &G) -> Option<PositionJson> {
     if let Some(p) = g.start_position().filter(|p| covered(d, g, p).is_ok()) {
@@ -166,7 +166,7 @@ pub fn position_to_open<G: Game>(d: &ServedDb, g: &G) -> Option<PositionJson> {
     Some(position_json(d, g, &g.position(tier, index)))
 }
 
-/// The longest win among the first [`OPEN_SEARCH`] positions of the largest tier, or its
+/// The longest win among the first `OPEN_SEARCH` positions of the largest tier, or its
 /// first position if none of them wins.
 fn longest_early_win(d: &ServedDb) -> Option<(Tier, u64)> {
     let tiers = &d.db.manifest().tiers;

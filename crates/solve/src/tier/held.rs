@@ -124,7 +124,7 @@ pub fn cells_map<'k>(
 const SPARSE_ONE_IN: usize = 4096;
 
 /// Advice for a map of which `touched` of `len` positions' bytes will be read: page by page
-/// where they are few ([`SPARSE_ONE_IN`]), else the kernel's readahead. Advice only.
+/// where they are few (fewer than one in `SPARSE_ONE_IN`), else the kernel's readahead. Advice only.
 pub fn advise(map: &[u8], touched: usize, len: usize) {
     let sparse = touched.saturating_mul(SPARSE_ONE_IN) < len;
     bawo_store::bytes::advise_reads(map, sparse);

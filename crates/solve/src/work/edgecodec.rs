@@ -63,7 +63,7 @@ pub fn key_bytes(limit: u64) -> u8 {
 }
 
 /// Bytes of the keys of a tier whose keys are places in lists of moved halves of at most
-/// `widest` entries ([`bawo_games::game::kept::MovedHalves`]): one where they fit, else two;
+/// `widest` entries ([`bawo_games::game::moved::MovedHalves`]): one where they fit, else two;
 /// 0 (keys by rank instead) beyond 2^16.
 pub fn moved_key_bytes(widest: u64) -> u8 {
     match widest {

@@ -170,7 +170,7 @@ pub fn remove_file_if_present(p: &Path) -> Result<()> {
 
 /// Removes the due logs in a tier's work folder `dir` for which `named(level, range)` is
 /// false: on resuming, those a killed run made after its last checkpoint. A log makes its
-/// file only when bytes go to it ([`AppendLog::create`]), so a resumed run's log of the same
+/// file only when bytes go to it ([`bawo_store::append::AppendLog::create`]), so a resumed run's log of the same
 /// level and range would not empty a stale file until it wrote one; removed here, a stale log
 /// takes no disk and is never read.
 pub fn remove_unnamed_due_logs(dir: &Path, named: impl Fn(u32, usize) -> bool) -> Result<()> {

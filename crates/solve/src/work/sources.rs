@@ -38,7 +38,7 @@ impl Source for u32 {
     }
 }
 
-/// A wide tier's source: an index below [`WIDE_LIMIT`] in five little-endian bytes, with no
+/// A wide tier's source: an index below [`crate::work::graph::WIDE_LIMIT`] in five little-endian bytes, with no
 /// alignment, so that lists of them are read straight from a mapped file.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 #[repr(transparent)]
