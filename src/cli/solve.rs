@@ -7,6 +7,7 @@ use clap::Args;
 use crate::progress::{human_bytes, human_rate, Reporter};
 use bawo_db::{with_game, AnyGame};
 use bawo_games::error::Result;
+use bawo_games::game::InputError;
 use bawo_solve::plan::budget;
 use bawo_solve::plan::mem_arg;
 use bawo_solve::run::estimate::estimate_run;
@@ -109,6 +110,18 @@ pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
     }
     let budget = match &a.mem {
         Some(m) => mem_arg::parse_budget(m)?,
+        None if a.resume => match recorded_budget(&target.out)? {
+            Some(b) => {
+                if !a.quiet {
+                    errln!(
+                        "resuming with the run's memory budget, --mem {} (give --mem to change it)",
+                        human_bytes(b)
+                    );
+                }
+                b
+            }
+            None => mem_arg::default_budget(),
+        },
         None => mem_arg::default_budget(),
     };
     if let Some(b) = a.range_bits {
@@ -124,6 +137,7 @@ pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
         out: target.out.clone(),
         tmp: a.tmp.clone(),
         budget,
+        budget_given: a.mem.is_some(),
         range_bits: a.range_bits,
         checkpoint_every: std::time::Duration::from_secs(a.checkpoint_secs),
         resume: a.resume,
@@ -194,6 +208,26 @@ pub fn run_with(a: SolveArgs, solve_game: &SolveGame<'_>) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The memory budget the run in `out` was last given, which a resume without `--mem` keeps
+/// (checked against this machine's memory like a given one). A manifest that cannot be read
+/// gives none here: the solve itself says what is wrong with it.
+fn recorded_budget(out: &std::path::Path) -> Result<Option<u64>> {
+    let Ok(Some(m)) = bawo_solve::Manifest::load(out) else {
+        return Ok(None);
+    };
+    let Some(b) = m.mem else {
+        return Ok(None);
+    };
+    if std::env::var_os(mem_arg::ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
+        mem_arg::check_within_physical(b, mem_arg::physical_memory()).map_err(|e| {
+            InputError::new(format!(
+                "the run was started with a budget this machine cannot give: {e}"
+            ))
+        })?;
+    }
+    Ok(Some(b))
 }
 
 /// A directory flag naming a symlink to nothing cannot be created ("File exists"): say so.

@@ -81,6 +81,11 @@ pub struct Manifest<C, S> {
     /// Checkpoint of the tier in progress, if any.
     #[serde(default = "none", skip_serializing_if = "Option::is_none")]
     pub current: Option<S>,
+    /// The memory budget in bytes the run was last given (`--mem`), which a resume that
+    /// gives none keeps; absent where none was given (each start takes its machine's
+    /// default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem: Option<u64>,
     /// Checksum of the manifest as written with this field empty (`""`): a hand edit that
     /// still parses (a checkpoint level, a count) is refused instead of trusted.
     #[serde(default, with = "self_checksum")]
@@ -127,6 +132,7 @@ where
             tiers: Vec::new(),
             complete: false,
             current: None,
+            mem: None,
             checksum: None,
         }
     }

@@ -503,6 +503,46 @@ fn a_closed_tier_in_two_byte_cells_resumes_to_the_tables_of_four() {
 }
 
 #[test]
+fn a_resume_without_mem_keeps_the_budget_the_run_was_given() {
+    let inst = N2_RANGES;
+    let root = scratch();
+    let clean = solve_clean(inst, root.path());
+    let with = |mut args: Vec<String>, extra: &[&str]| {
+        args.retain(|a| a != "--quiet");
+        args.extend(strings(extra));
+        args
+    };
+    // Given --mem: recorded, and kept by resumes that give none (which say so).
+    let dir = root.path().join("given");
+    assert!(aborted(&with(inst.solve(&dir), &["--mem", "160M"]), 3));
+    assert_eq!(manifest(&dir)["mem"], Json::from(160u64 << 20));
+    assert!(aborted(&inst.resume(&dir), 2));
+    let out = bawo(&with(inst.resume(&dir), &[]));
+    assert_ok(&out, "resume without --mem");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("resuming with the run's memory budget, --mem")
+            && err.contains("give --mem to change it"),
+        "{err}"
+    );
+    assert_same_solve(&clean, &dir, "resumed with the recorded budget");
+    assert_eq!(manifest(&dir)["mem"], Json::from(160u64 << 20));
+    // A resume that gives --mem records the new budget.
+    let dir = root.path().join("changed");
+    assert!(aborted(&with(inst.solve(&dir), &["--mem", "160M"]), 3));
+    assert!(aborted(&with(inst.resume(&dir), &["--mem", "200M"]), 1));
+    assert_eq!(manifest(&dir)["mem"], Json::from(200u64 << 20));
+    // Not given: nothing recorded, and each start takes its machine's default.
+    let dir = root.path().join("default");
+    assert!(aborted(&inst.solve(&dir), 3));
+    assert!(manifest(&dir).get("mem").is_none());
+    let out = bawo(&with(inst.resume(&dir), &[]));
+    assert_ok(&out, "resume of a run given no --mem");
+    assert!(!text(&out.stderr).contains("memory budget"));
+    assert_same_solve(&clean, &dir, "resumed with the default budget");
+}
+
+#[test]
 fn interrupted_again_and_again_with_draws() {
     // Every resume is interrupted after two more checkpoints until the run finishes.
     let inst = N2_DRAWS;

@@ -22,6 +22,8 @@ pub struct SolveConfig {
     pub tmp: Option<PathBuf>,
     /// Memory budget in bytes.
     pub budget: u64,
+    /// The budget was given (`--mem`): the manifest records it, for a resume that gives none.
+    pub budget_given: bool,
     /// Positions per range as a power of two, overriding the budget's plan.
     pub range_bits: Option<u32>,
     /// Least time between checkpoints inside a tier.
@@ -58,6 +60,7 @@ impl SolveConfig {
             out: out.into(),
             tmp: None,
             budget: crate::plan::mem_arg::default_budget(),
+            budget_given: false,
             range_bits: None,
             checkpoint_every: Duration::from_secs(60),
             resume: false,

@@ -118,6 +118,9 @@ pub fn open_run<G: Game>(
         // Resume, or extend a finished solve to a larger budget ([`adopt_budget`]).
         Some(m) => m,
     };
+    if cfg.budget_given {
+        manifest.mem = Some(cfg.budget);
+    }
     // The checkpoint of a tier already recorded as finished: the run was killed after
     // recording the tier and before its work files (perhaps under another --tmp) were removed.
     if let Some(c) = manifest
