@@ -168,16 +168,26 @@ pub fn unpack_into(path: &Path, cells: &mut CellBuf) -> Result<()> {
             dec.read_exact(bytes).map_err(|e| bad(path, e))?;
         }
         CellBuf::Narrow(n) => {
-            let mut wide = vec![0u32; NARROW_CHUNK.min(n.len())];
+            let mut wide = Vec::new();
             for out in n.chunks_mut(NARROW_CHUNK) {
-                let wide = &mut wide[..out.len()];
-                dec.read_exact(bawo_store::bytes::u32_bytes_mut(wide))
-                    .map_err(|e| bad(path, e))?;
-                narrow_into(wide, out)?;
+                decode_narrowed(&mut dec, path, out, &mut wide)?;
             }
         }
     }
     ends_here(&mut dec, path)
+}
+
+/// Decodes as many wide cells as `out` holds, through `wide`, and narrows them into `out`.
+fn decode_narrowed(
+    dec: &mut impl Read,
+    path: &Path,
+    out: &mut [u16],
+    wide: &mut Vec<u32>,
+) -> Result<()> {
+    wide.resize(out.len(), 0);
+    dec.read_exact(bawo_store::bytes::u32_bytes_mut(wide))
+        .map_err(|e| bad(path, e))?;
+    narrow_into(wide, out)
 }
 
 /// Wide cells decoded at a time where they are narrowed.
@@ -216,16 +226,11 @@ fn unpack_narrow_file(dec: &mut Decoder, from: &Path, to: &Path, len: usize) -> 
     let written = bawo_store::write_renamed(to, false, |w| {
         bawo_store::fault::check_write(2 * len, to)
             .map_err(|_| std::io::Error::from_raw_os_error(28))?;
-        let mut wide = vec![0u32; NARROW_CHUNK.min(len)];
-        let mut narrow = vec![0u16; NARROW_CHUNK.min(len)];
+        let (mut wide, mut narrow) = (Vec::new(), vec![0u16; NARROW_CHUNK.min(len)]);
         let mut left = len;
         while left > 0 {
             let n = left.min(NARROW_CHUNK);
-            let step = dec
-                .read_exact(bawo_store::bytes::u32_bytes_mut(&mut wide[..n]))
-                .map_err(|e| bad(from, e))
-                .and_then(|()| narrow_into(&wide[..n], &mut narrow[..n]));
-            if let Err(e) = step {
+            if let Err(e) = decode_narrowed(dec, from, &mut narrow[..n], &mut wide) {
                 failed = Some(e);
                 return Err(std::io::Error::other("the packed cells failed"));
             }
