@@ -282,7 +282,7 @@ impl RunClock {
         };
         let rest: u64 = self.tiers_left.iter().skip(1).map(|t| t.positions).sum();
         let Some((pass, ended)) = self.pass_time(now) else {
-            return Duration::from_secs_f64(self.eta_by_estimate(now, current, rest));
+            return Duration::from_secs_f64(self.eta_unseen_pass(now, current, rest));
         };
         let by_pass = self.eta_by_pass(now, pass, ended, current, rest);
         // A pass's first percents go faster than the rest (Kigogo 7's 7-seed tier: its pace
@@ -331,6 +331,21 @@ impl RunClock {
             self.ratio
         };
         current_left + self.per_position * rest as f64 * ratio
+    }
+
+    /// [`RunClock::eta`] where this process has not seen the tier's successor pass (a run
+    /// resumed after it): the attractor's own pace once it has one, then the finish and the
+    /// tiers after it by the estimate; before that, the estimate. (A resumed Kigogo 9-seed
+    /// run said 20 minutes left, from the estimate alone, with a fifth of its attractor's
+    /// positions decided in 21 minutes.)
+    fn eta_unseen_pass(&self, now: Instant, current: u64, rest: u64) -> f64 {
+        match self.attractor_left(now) {
+            Some(left) => {
+                let pass = self.per_position * current as f64 * self.ratio * self.pass_share;
+                left + FINISH_SHARE * pass + self.per_position * rest as f64 * self.ratio
+            }
+            None => self.eta_by_estimate(now, current, rest),
+        }
     }
 
     /// [`RunClock::eta`] from the estimate, rescaled by the latest tier.
@@ -505,5 +520,26 @@ mod tests {
         assert!((c.pass_share - 0.4).abs() < 1e-6, "{}", c.pass_share);
         assert_eq!(c.levels, Some(60));
         assert_eq!(c.eta(c.tier_start), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_run_resumed_in_its_attractor_takes_the_attractor_pace() {
+        // Two tiers of 2,000 and 4,000 positions (1,000 and 2,000 stored), 60 s estimated;
+        // resumed in the first tier's attractor, its pass never seen by this process.
+        let mut c = RunClock::new(&[2000, 4000], Duration::from_secs(60));
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        c.phase_started("attractor", 0, 0, t);
+        // Until a tenth is decided, the estimate (20 s for the tier, 40 for the next).
+        c.level_done(3, 50);
+        let early = c.eta(at(5.0)).as_secs_f64();
+        assert!((early - c.eta_by_estimate(at(5.0), 2000, 4000)).abs() < 1e-9);
+        // 250 of 1,000 in 100 s: 300 s left, then the finish (a tenth of the estimated pass,
+        // half of the tier's 20 s) and the next tier's 40 s.
+        c.level_done(9, 250);
+        let eta = c.eta(at(100.0)).as_secs_f64();
+        let expected = 300.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
+        assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
+        assert!(eta > c.eta_by_estimate(at(100.0), 2000, 4000));
     }
 }
