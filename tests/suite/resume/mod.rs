@@ -527,6 +527,25 @@ fn a_resume_without_mem_keeps_the_budget_the_run_was_given() {
     );
     assert_same_solve(&clean, &dir, "resumed with the recorded budget");
     assert_eq!(manifest(&dir)["mem"], Json::from(160u64 << 20));
+    // A recorded budget this machine cannot give is refused as a given one would be, and
+    // --mem on the resume is the way out.
+    let dir = root.path().join("too-large");
+    assert!(aborted(&with(inst.solve(&dir), &["--mem", "160M"]), 3));
+    let mut m = bawo_solve::Manifest::load(&dir).unwrap().unwrap();
+    m.mem = Some(1 << 60);
+    m.save(&dir).unwrap();
+    let out = bawo(&inst.resume(&dir));
+    assert_fails(
+        &out,
+        2,
+        "a budget this machine cannot give",
+        "recorded 1 EiB",
+    );
+    assert_ok(
+        &bawo(&with(inst.resume(&dir), &["--mem", "160M"])),
+        "--mem given",
+    );
+    assert_same_solve(&clean, &dir, "resumed with --mem after a refused budget");
     // A resume that gives --mem records the new budget.
     let dir = root.path().join("changed");
     assert!(aborted(&with(inst.solve(&dir), &["--mem", "160M"]), 3));
