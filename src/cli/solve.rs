@@ -220,13 +220,11 @@ fn recorded_budget(out: &std::path::Path) -> Result<Option<u64>> {
     let Some(b) = m.mem else {
         return Ok(None);
     };
-    if std::env::var_os(mem_arg::ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
-        mem_arg::check_within_physical(b, mem_arg::physical_memory()).map_err(|e| {
-            InputError::new(format!(
-                "the run was started with a budget this machine cannot give: {e}"
-            ))
-        })?;
-    }
+    let b = mem_arg::within_machine(b).map_err(|e| {
+        InputError::new(format!(
+            "the run was started with a budget this machine cannot give: {e}"
+        ))
+    })?;
     Ok(Some(b))
 }
 

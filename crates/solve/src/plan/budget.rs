@@ -61,7 +61,8 @@ pub struct TierPlan {
     pub wide: bool,
     /// Bytes of a predecessor key, 0 where lists store sources ([`TierShape::keys`]).
     pub keys: u8,
-    /// Out of core, cells of two bytes ([`TierShape::narrow_cells`]).
+    /// Cells of two bytes ([`TierShape::narrow_cells`]), out of core only: a tier of one
+    /// range keeps its four-byte cells mapped.
     pub narrow_cells: bool,
     /// Bytes the tier's successor pass may hold lower tiers in (copies, tables kept in
     /// memory, anchored bits): the budget less the fixed overhead, and in a tier of one
@@ -114,7 +115,7 @@ impl TierPlan {
 
     /// Bytes a position of the attractor's cells out of core: 2 where they are narrow.
     pub fn cell_bytes(&self) -> u64 {
-        if self.narrow_cells && self.ranges > 1 {
+        if self.narrow_cells {
             2
         } else {
             4
@@ -268,7 +269,7 @@ impl MemoryPlan {
                 ranges,
                 wide: t.wide,
                 keys: t.keys,
-                narrow_cells: t.narrow_cells,
+                narrow_cells: t.narrow_cells && ranges > 1,
                 pass_share: budget.saturating_sub(
                     FIXED_OVERHEAD + held + if compress_beside { beside } else { 0 },
                 ),
@@ -576,6 +577,33 @@ mod tests {
         // An override is kept as given.
         let p = MemoryPlan::new(4 << 30, Some(27), 2, &tiers).unwrap();
         assert_eq!(p.tier(18).unwrap().range_bits, 27);
+    }
+
+    #[test]
+    fn a_closed_tier_plans_two_byte_cells_only_out_of_core() {
+        let closed = |states| TierShape {
+            narrow_cells: true,
+            ..shape(11, states)
+        };
+        // Out of core: two bytes a cell, so the same bytes hold twice the share.
+        let p = MemoryPlan::new(1 << 30, None, 2, &[closed(4_280_561_376)]).unwrap();
+        let t = p.tiers[0];
+        assert!(
+            t.ranges > 1 && t.narrow_cells && t.cell_bytes() == 2,
+            "{t:?}"
+        );
+        let wide = TierPlan {
+            narrow_cells: false,
+            ..t
+        };
+        assert!((t.held_share(false) - 2.0 * wide.held_share(false)).abs() < 1e-12);
+        // A tier of one range keeps its cells mapped, four bytes.
+        let p = MemoryPlan::new(1 << 30, None, 2, &[closed(1_000_000)]).unwrap();
+        let t = p.tiers[0];
+        assert!(
+            t.ranges == 1 && !t.narrow_cells && t.cell_bytes() == 4,
+            "{t:?}"
+        );
     }
 
     #[test]

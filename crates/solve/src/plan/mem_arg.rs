@@ -67,11 +67,17 @@ pub fn default_budget() -> u64 {
 /// A `--mem` value as a budget in bytes: parsed ([`parse_size`]) and, unless
 /// [`ALLOW_ABOVE_PHYSICAL_ENV`] is set, refused above physical memory.
 pub fn parse_budget(text: &str) -> Result<u64, InputError> {
-    let b = parse_size(text)?;
+    within_machine(parse_size(text)?)
+}
+
+/// A budget of `bytes`, refused where it is above this machine's physical memory (unless
+/// [`ALLOW_ABOVE_PHYSICAL_ENV`] is set): a given one ([`parse_budget`]) or one a run
+/// recorded.
+pub fn within_machine(bytes: u64) -> Result<u64, InputError> {
     if std::env::var_os(ALLOW_ABOVE_PHYSICAL_ENV).is_none() {
-        check_within_physical(b, physical_memory())?;
+        check_within_physical(bytes, physical_memory())?;
     }
-    Ok(b)
+    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -472,11 +472,5 @@ mod tests {
         let narrow = tier_disk(&shape, &tp, false, u64::MAX);
         assert_eq!(narrow.late.cells, plain(0.5, 2.0));
         assert_eq!(narrow.late.cells * 3, kept.late.cells);
-        tp.ranges = 1;
-        assert_eq!(
-            tp.cell_bytes(),
-            4,
-            "a tier of one range keeps its cells mapped, wide"
-        );
     }
 }

@@ -42,20 +42,6 @@ pub const MSG_SETTLE: u32 = 2 << 30;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DepthOverflow;
 
-/// Views working cells as atomics.
-///
-/// # Safety
-/// `bytes` must be 4-byte aligned and not accessed through any other reference while the
-/// returned slice lives.
-pub unsafe fn cells_of(bytes: &mut [u8]) -> &[AtomicU32] {
-    assert_eq!(
-        bytes.as_ptr() as usize % 4,
-        0,
-        "cells must be 4-byte aligned"
-    );
-    std::slice::from_raw_parts(bytes.as_mut_ptr() as *const AtomicU32, bytes.len() / 4)
-}
-
 /// Most due positions or messages a worker takes at a time.
 const CHUNK: usize = 4096;
 /// Fewest: below it, a task's overhead is felt.

@@ -231,12 +231,11 @@ impl CellBuf {
         self.len() == 0
     }
 
-    /// Makes it `len` cells of `width` (what is kept is overwritten by the next read).
-    pub fn resize(&mut self, width: CellWidth, len: usize) {
-        match (self, width) {
-            (CellBuf::Wide(v), CellWidth::Wide) => v.resize(len, 0),
-            (CellBuf::Narrow(v), CellWidth::Narrow) => v.resize(len, 0),
-            (me, _) => *me = CellBuf::zeroed(width, len),
+    /// Makes it `len` cells (what is kept is overwritten by the next read).
+    pub fn resize(&mut self, len: usize) {
+        match self {
+            CellBuf::Wide(v) => v.resize(len, 0),
+            CellBuf::Narrow(v) => v.resize(len, 0),
         }
     }
 
@@ -329,7 +328,10 @@ impl<'a> Words<'a> {
     }
 
     /// Calls `f` with the wide cells in order, a chunk at a time.
-    pub fn each_wide(&self, mut f: impl FnMut(&[u32]) -> Result<()>) -> Result<()> {
+    pub fn each_wide<E>(
+        &self,
+        mut f: impl FnMut(&[u32]) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         match self {
             Words::Wide(v) => f(v),
             Words::Narrow(v) => {
@@ -429,7 +431,7 @@ mod tests {
         buf.words()
             .each_wide(|w| {
                 seen.extend_from_slice(w);
-                Ok(())
+                Ok::<(), Error>(())
             })
             .unwrap();
         assert_eq!(seen, cells);
@@ -440,8 +442,8 @@ mod tests {
         // A cell of a tier with lower tiers is refused, not stored as something else.
         let mut out = vec![0u16; 1];
         assert!(narrow_into(&[make(OPEN, 2, 7) | ANCHORED], &mut out).is_err());
-        let mut r = CellBuf::zeroed(CellWidth::Wide, 3);
-        r.resize(CellWidth::Narrow, 5);
+        let mut r = CellBuf::zeroed(CellWidth::Narrow, 3);
+        r.resize(5);
         assert_eq!((r.width(), r.len()), (CellWidth::Narrow, 5));
     }
 }

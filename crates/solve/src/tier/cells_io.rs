@@ -115,7 +115,7 @@ fn serve(todo: Receiver<Order>, done: SyncSender<Option<CellBuf>>, width: CellWi
         let result = match order {
             Order::Read(path, len) => {
                 let mut cells = std::mem::replace(&mut spare, CellBuf::zeroed(width, 0));
-                cells.resize(width, len);
+                cells.resize(len);
                 HeldCells::read_file(&path, &mut cells).map(|()| {
                     // A reader gone has stopped on an error of its own.
                     let _ = done.send(Some(cells));

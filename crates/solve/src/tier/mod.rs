@@ -323,8 +323,7 @@ impl<'g, G: Game> Job<'g, G> {
             range_bits,
             wide,
             keys,
-            // Only out of core: a tier of one range keeps its cells mapped, four bytes.
-            narrow_cells: narrow_cells && ranges > 1,
+            narrow_cells,
             phase: Phase::Successors,
             next: 0,
             work,

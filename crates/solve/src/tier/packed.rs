@@ -37,10 +37,9 @@ pub fn frame(cells: &[u32]) -> Result<Vec<u8>> {
 
 /// Packs `cells` into the file at `path` (replacing it; not synced) and gives its checksum.
 pub fn pack_words(cells: Words<'_>, path: &Path) -> Result<Checksum> {
-    match cells {
-        Words::Wide(w) => pack_from(&mut bawo_store::bytes::u32_bytes(w), path),
-        Words::Narrow(_) => pack_from(&mut Widened::new(cells), path),
-    }
+    pack_with(path, |enc| {
+        cells.each_wide(|w| enc.write_all(bawo_store::bytes::u32_bytes(w)))
+    })
 }
 
 /// Packs the plain cell file at `from`, of cells of `width`, into the file at `to`
@@ -59,7 +58,7 @@ pub fn pack_file(from: &Path, to: &Path, width: CellWidth) -> Result<Checksum> {
         inner: BufReader::with_capacity(READ_BUFFER, f),
         path: from,
     };
-    pack_from(&mut input, to)
+    pack_with(to, |enc| std::io::copy(&mut input, enc).map(|_| ()))
 }
 
 /// Reads through, naming the file read in its errors (they surface as the packed file's).
@@ -76,51 +75,12 @@ impl<R: Read> Read for Naming<'_, R> {
     }
 }
 
-/// Narrow cells read as the bytes of their wide form.
-struct Widened<'a> {
-    cells: &'a [u16],
-    /// Wide bytes made and not yet read.
-    ready: Vec<u8>,
-    at: usize,
-}
-
-impl<'a> Widened<'a> {
-    fn new(cells: Words<'a>) -> Self {
-        let Words::Narrow(cells) = cells else {
-            unreachable!("only narrow cells are widened")
-        };
-        Widened {
-            cells,
-            ready: Vec::new(),
-            at: 0,
-        }
-    }
-}
-
-impl Read for Widened<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.at == self.ready.len() {
-            let take = self.cells.len().min(READ_BUFFER / 4);
-            let (now, rest) = self.cells.split_at(take);
-            self.ready.clear();
-            Words::Narrow(now)
-                .each_wide(|w| {
-                    self.ready
-                        .extend_from_slice(bawo_store::bytes::u32_bytes(w));
-                    Ok(())
-                })
-                .map_err(std::io::Error::other)?;
-            self.cells = rest;
-            self.at = 0;
-        }
-        let n = buf.len().min(self.ready.len() - self.at);
-        buf[..n].copy_from_slice(&self.ready[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
-    }
-}
-
-fn pack_from(input: &mut dyn Read, to: &Path) -> Result<Checksum> {
+/// Packs the wide cells `fill` writes into the file at `to` (replacing it; not synced) and
+/// gives its checksum.
+fn pack_with(
+    to: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Checksum> {
     let mut hasher = Hasher::new();
     bawo_store::write_renamed(to, false, |w| {
         let mut out = Hashing {
@@ -129,7 +89,7 @@ fn pack_from(input: &mut dyn Read, to: &Path) -> Result<Checksum> {
             path: to,
         };
         let mut enc = zstd::Encoder::new(&mut out, LEVEL)?;
-        std::io::copy(input, &mut enc)?;
+        fill(&mut enc)?;
         enc.finish()?;
         Ok(())
     })?;
