@@ -16,7 +16,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::checksum::Checksum;
 use bawo_games::error::{Error, Result};
 
 /// The ledger's file name in a run directory.
@@ -59,7 +58,7 @@ impl Ledger {
                 format!("unreadable ledger: {}", super::manifest::json_error(&e)),
             )
         })?;
-        if l.checksum != l.content_checksum() {
+        if l.checksum.is_empty() || !super::self_sum::text_matches(&text) {
             return Err(Error::corrupt(&path, "ledger does not match its checksum"));
         }
         Ok(Some(l))
@@ -83,7 +82,7 @@ impl Ledger {
         let mut l = self.clone();
         l.checksum.clear();
         let text = serde_json::to_string(&l).expect("ledger serializes");
-        Checksum::of(text.as_bytes()).to_string()
+        super::self_sum::of_compact(&text).to_string()
     }
 
     /// Records the file `name` of the run directory `dir`, saving the ledger if it is new.

@@ -25,6 +25,7 @@ pub mod heap;
 pub mod ledger;
 pub mod lock;
 pub mod manifest;
+pub mod self_sum;
 pub mod syncs;
 pub mod table;
 

@@ -159,7 +159,9 @@ where
         if m.format != FORMAT {
             return Err(Error::Mismatch(other_format(dir, m.format)));
         }
-        if m.checksum != Some(m.content_checksum()) {
+        // On the text as written: a checkpoint of an earlier version lacks fields this one
+        // adds with defaults, and would not serialize back to the same bytes.
+        if m.checksum.is_none() || !super::self_sum::text_matches(&text) {
             return Err(Error::corrupt(
                 &path,
                 "manifest does not match its checksum",
@@ -206,7 +208,7 @@ where
         let mut m = self.clone();
         m.checksum = None;
         let text = serde_json::to_string(&m).expect("manifest serializes");
-        Checksum::of(text.as_bytes())
+        super::self_sum::of_compact(&text)
     }
 
     /// The fingerprint as a number.
@@ -302,4 +304,101 @@ fn check_files<C>(path: &Path, tiers: &[TierRecord<C>]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    struct Counts {
+        states: u64,
+    }
+
+    /// A checkpoint as an earlier version wrote it.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    struct Earlier {
+        level: u64,
+        work: PathBuf,
+    }
+
+    /// The same checkpoint in a later version, which added a field with a default.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    struct Later {
+        level: u64,
+        #[serde(default)]
+        added: bool,
+        work: PathBuf,
+    }
+
+    impl Checkpoint for Earlier {
+        fn work_dir_mut(&mut self) -> Option<&mut PathBuf> {
+            Some(&mut self.work)
+        }
+    }
+
+    impl Checkpoint for Later {
+        fn work_dir_mut(&mut self) -> Option<&mut PathBuf> {
+            Some(&mut self.work)
+        }
+    }
+
+    fn earlier_run(dir: &Path) -> Manifest<Counts, Earlier> {
+        let mut m = Manifest::<Counts, Earlier>::new("bawo rows=4", 3);
+        m.current = Some(Earlier {
+            level: 17,
+            work: dir.join("work"),
+        });
+        m.mem = Some(1 << 30);
+        m.save(dir).unwrap();
+        m
+    }
+
+    #[test]
+    fn a_later_version_reads_the_checkpoint_an_earlier_one_wrote() {
+        // Regression: the checksum was checked on this version's re-serialization of what it
+        // parsed, which wrote the added field, so every checkpoint of the earlier version was
+        // refused as corrupted (a Kigogo 9 run stopped in its last tier could not be resumed
+        // by the next build).
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run(dir.path());
+        let later = Manifest::<Counts, Later>::load(dir.path())
+            .unwrap()
+            .unwrap();
+        let current = later.current.as_ref().unwrap();
+        assert_eq!((current.level, current.added), (17, false));
+        assert_eq!(later.mem, Some(1 << 30));
+        // Saved again by the later version, it reads back as it was.
+        later.save(dir.path()).unwrap();
+        let again = Manifest::<Counts, Later>::load(dir.path())
+            .unwrap()
+            .unwrap();
+        assert_eq!((again.current, again.mem), (later.current, later.mem));
+    }
+
+    #[test]
+    fn an_edit_that_still_parses_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        earlier_run(dir.path());
+        let path = Manifest::<Counts, Earlier>::path(dir.path());
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (from, to) in [
+            ("\"level\": 17", "\"level\": 18"),
+            ("\"seeds\": 3", "\"seeds\": 4"),
+            ("\"mem\": 1073741824", "\"mem\": 1073741825"),
+        ] {
+            assert!(text.contains(from), "{from}");
+            std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+            let err = Manifest::<Counts, Earlier>::load(dir.path()).unwrap_err();
+            assert!(
+                err.to_string().contains("does not match its checksum"),
+                "{err}"
+            );
+        }
+        // Layout alone is not content.
+        std::fs::write(&path, text.replace("\n", "\n  ")).unwrap();
+        assert!(Manifest::<Counts, Earlier>::load(dir.path())
+            .unwrap()
+            .is_some());
+    }
 }
