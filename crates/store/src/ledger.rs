@@ -69,20 +69,16 @@ impl Ledger {
         if self.home.as_os_str().is_empty() {
             self.home = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
         }
-        self.checksum = self.content_checksum();
+        self.checksum.clear();
         let text = serde_json::to_string_pretty(self).expect("ledger serializes");
+        let (text, sum) =
+            super::self_sum::seal(&text).expect("the checksum is the ledger's last field");
+        self.checksum = sum.to_string();
         super::write_atomic(&Self::path(dir), |w| {
             w.write_all(text.as_bytes())?;
             w.write_all(b"\n")
         })?;
         Ok(())
-    }
-
-    fn content_checksum(&self) -> String {
-        let mut l = self.clone();
-        l.checksum.clear();
-        let text = serde_json::to_string(&l).expect("ledger serializes");
-        super::self_sum::of_compact(&text).to_string()
     }
 
     /// Records the file `name` of the run directory `dir`, saving the ledger if it is new.

@@ -193,22 +193,16 @@ where
                 *work = rel;
             }
         }
-        m.checksum = Some(m.content_checksum());
+        m.checksum = None;
         let text = serde_json::to_string_pretty(&m).expect("manifest serializes");
+        let (text, _) =
+            super::self_sum::seal(&text).expect("the checksum is the manifest's last field");
         super::write_atomic(&Self::path(dir), |w| {
             w.write_all(text.as_bytes())?;
             w.write_all(b"\n")
         })?;
         super::fault::checkpoint_written();
         Ok(())
-    }
-
-    /// Checksum of the manifest's content with the checksum field empty.
-    fn content_checksum(&self) -> Checksum {
-        let mut m = self.clone();
-        m.checksum = None;
-        let text = serde_json::to_string(&m).expect("manifest serializes");
-        super::self_sum::of_compact(&text)
     }
 
     /// The fingerprint as a number.

@@ -12,10 +12,18 @@ use super::checksum::Checksum;
 /// The key of the checksum field, last in the compact text, with its opening quote.
 const TAIL_KEY: &str = "\"checksum\":\"";
 
-/// The checksum of the compact form of `value` as serialized with its checksum field empty:
-/// what the file written from it will carry.
-pub fn of_compact(compact_with_empty_sum: &str) -> Checksum {
-    Checksum::of(compact_with_empty_sum.as_bytes())
+/// `text` (a JSON object whose last field is `"checksum": ""`) with that field's value set to
+/// the checksum of its compact form, and that checksum; `None` when its last field is not an
+/// empty checksum.
+pub fn seal(text: &str) -> Option<(String, Checksum)> {
+    let compact = compact(text);
+    if !compact.ends_with("\"checksum\":\"\"}") {
+        return None;
+    }
+    let sum = Checksum::of(compact.as_bytes());
+    // Nothing but whitespace and the closing brace follows the empty value.
+    let at = text.rfind("\"\"")?;
+    Some((format!("{}\"{sum}\"{}", &text[..at], &text[at + 2..]), sum))
 }
 
 /// Whether `text`, a file as read, carries the checksum of its own content: its compact form
@@ -29,14 +37,13 @@ pub fn text_matches(text: &str) -> bool {
     let Some(at) = body.rfind(TAIL_KEY) else {
         return false;
     };
-    let written = &body[at + TAIL_KEY.len()..];
-    let Ok(sum) = written.parse::<Checksum>() else {
+    let Ok(sum) = body[at + TAIL_KEY.len()..].parse::<Checksum>() else {
         return false;
     };
     let mut emptied = String::with_capacity(compact.len());
     emptied.push_str(&body[..at + TAIL_KEY.len()]);
     emptied.push_str("\"}");
-    of_compact(&emptied) == sum
+    Checksum::of(emptied.as_bytes()) == sum
 }
 
 /// `text` without the whitespace outside strings: serde_json's compact form of the value its
@@ -81,11 +88,9 @@ mod tests {
     }
 
     fn written(doc: &Doc) -> String {
-        let mut d = doc.clone();
-        d.checksum.clear();
-        let sum = of_compact(&serde_json::to_string(&d).unwrap());
-        d.checksum = sum.to_string();
-        serde_json::to_string_pretty(&d).unwrap() + "\n"
+        seal(&(serde_json::to_string_pretty(doc).unwrap() + "\n"))
+            .unwrap()
+            .0
     }
 
     fn doc() -> Doc {
@@ -121,5 +126,9 @@ mod tests {
         assert!(!text_matches(&text[..text.len() - 4]));
         assert!(!text_matches(&text[..at]));
         assert!(!text_matches(""));
+        // Only a text whose last field is an empty checksum is sealed.
+        assert_eq!(seal(&text), None);
+        assert_eq!(seal("{\"checksum\": \"\", \"name\": \"\"}"), None);
+        assert_eq!(seal(""), None);
     }
 }

@@ -503,6 +503,44 @@ fn a_closed_tier_in_two_byte_cells_resumes_to_the_tables_of_four() {
 }
 
 #[test]
+fn a_checkpoint_written_before_two_byte_cells_resumes_where_it_stopped() {
+    // Regression: the manifest's own checksum was checked on this version's re-serialization
+    // of what it read, which added the checkpoint's newer field (`narrow_cells`), so every
+    // run stopped by the version before was refused as corrupted (a Kigogo 9 run in the
+    // attractor of its last tier).
+    let inst = N2_RANGES;
+    let root = scratch();
+    let clean = solve_clean(inst, root.path());
+    let dir = root.path().join("earlier");
+    let mut k = 1;
+    while aborted(&inst.solve(&dir), k) && phase_of(&dir) != "attractor" {
+        std::fs::remove_dir_all(&dir).unwrap();
+        k += 1;
+    }
+    assert_eq!(phase_of(&dir), "attractor");
+    // The manifest as that version wrote it: work format 5, no `narrow_cells`, its checksum
+    // over that text.
+    let path = dir.join("manifest.json");
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.contains("\"narrow_cells\": false") && written.contains("\"format\": 6"));
+    let mut earlier: Vec<&str> = written
+        .lines()
+        .filter(|l| !l.contains("\"narrow_cells\""))
+        .collect();
+    let last_field = earlier.len() - 2;
+    assert!(earlier[last_field].trim_start().starts_with("\"checksum\""));
+    earlier[last_field] = "  \"checksum\": \"\"";
+    let earlier = earlier.join("\n").replace("\"format\": 6", "\"format\": 5") + "\n";
+    let (sealed, _) = bawo_store::self_sum::seal(&earlier).unwrap();
+    std::fs::write(&path, sealed).unwrap();
+    let out = bawo(&inst.resume(&dir));
+    assert_ok(&out, "resume of the version before's checkpoint");
+    let err = text(&out.stderr);
+    assert!(!err.contains("earlier version"), "solved again: {err}");
+    assert_same_solve(&clean, &dir, "resumed from the version before's checkpoint");
+}
+
+#[test]
 fn a_resume_without_mem_keeps_the_budget_the_run_was_given() {
     let inst = N2_RANGES;
     let root = scratch();
