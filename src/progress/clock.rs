@@ -34,9 +34,19 @@ pub struct RunClock {
     levels: Option<u32>,
     /// Attractor levels of the tier in progress so far.
     tier_levels: u32,
-    /// The attractor of the tier in progress: when it started and the positions it has
-    /// decided.
-    attractor: Option<(Instant, u64)>,
+    /// The attractor of the tier in progress.
+    attractor: Option<AttractorWatch>,
+}
+
+/// The attractor of the tier in progress, in stored positions (one side to move).
+#[derive(Debug, Clone, Copy)]
+struct AttractorWatch {
+    /// When it started (or resumed).
+    start: Instant,
+    /// Positions decided before it started here (by the run it resumed).
+    from: u64,
+    /// Positions decided now, those before included.
+    decided: u64,
 }
 
 /// A tier still to solve.
@@ -150,7 +160,11 @@ impl RunClock {
     /// Phase `name` of the tier in progress started at `now`, `done` of `total` units done.
     pub fn phase_started(&mut self, name: &str, total: u64, done: u64, now: Instant) {
         if name == "attractor" {
-            self.attractor = Some((now, 0));
+            self.attractor = Some(AttractorWatch {
+                start: now,
+                from: done,
+                decided: done,
+            });
         }
         if name == "successors" && total > 0 {
             let from = done as f64 / total as f64;
@@ -174,8 +188,8 @@ impl RunClock {
     /// in all (stored positions: one side to move).
     pub fn level_done(&mut self, level: u32, decided: u64) {
         self.tier_levels = self.tier_levels.max(level + 1);
-        if let Some((_, d)) = &mut self.attractor {
-            *d = decided;
+        if let Some(a) = &mut self.attractor {
+            a.decided = decided;
         }
     }
 
@@ -186,13 +200,27 @@ impl RunClock {
     }
 
     /// The time the attractor in progress needs for the positions it has left, at the pace
-    /// measured since it started, once it has decided enough to say.
+    /// measured since it started (or resumed), once it has decided enough of what it had
+    /// left to say.
     fn attractor_left(&self, now: Instant) -> Option<f64> {
-        let (start, decided) = self.attractor?;
+        let a = self.attractor?;
         let stored = self.tiers_left.front()?.positions / bawo_games::game::POSITIONS_PER_ENTRY;
-        let done = (decided as f64 / stored.max(1) as f64).min(1.0);
-        let elapsed = now.saturating_duration_since(start).as_secs_f64();
-        (done >= ATTRACTOR_TRUSTED_AFTER && elapsed >= 1.0).then(|| elapsed * (1.0 - done) / done)
+        let here = a.decided.saturating_sub(a.from) as f64;
+        let had_left = stored.saturating_sub(a.from) as f64;
+        let left = stored.saturating_sub(a.decided) as f64;
+        let elapsed = now.saturating_duration_since(a.start).as_secs_f64();
+        (here > 0.0 && here >= ATTRACTOR_TRUSTED_AFTER * had_left && elapsed >= 1.0)
+            .then(|| elapsed * left / here)
+    }
+
+    /// Positions of the tier in progress its attractor has decided, both sides to move as
+    /// the run's total counts them, and how many of them this process decided.
+    fn in_tier_done(&self) -> (u64, u64) {
+        let (Some(a), Some(tier)) = (self.attractor, self.tiers_left.front()) else {
+            return (0, 0);
+        };
+        let both = |n: u64| (n * bawo_games::game::POSITIONS_PER_ENTRY).min(tier.positions);
+        (both(a.decided), both(a.decided) - both(a.from))
     }
 
     /// The successor pass in progress has `done` of `total` positions done at `now`.
@@ -364,10 +392,14 @@ impl RunClock {
     }
 
     /// The whole-run line: `whole run: 586.3 M / 4.41 G positions (13%), 16.0 M/s, elapsed
-    /// 2m 05s, eta 12m 30s`, for `done` of `total` positions.
+    /// 2m 05s, eta 12m 30s`, for `done` of `total` positions in finished tiers; the positions
+    /// the attractor of the tier in progress has decided count too (a large tier's attractor
+    /// can take most of a run).
     pub fn line(&self, done: u64, total: u64, now: Instant) -> String {
         let elapsed = now.saturating_duration_since(self.start);
-        let rate = self.finished as f64 / elapsed.as_secs_f64().max(1e-9);
+        let (in_tier, in_tier_here) = self.in_tier_done();
+        let done = (done + in_tier).min(total);
+        let rate = (self.finished + in_tier_here) as f64 / elapsed.as_secs_f64().max(1e-9);
         format!(
             "whole run: {} / {} positions ({}%), {}, elapsed {}, eta {}",
             human_count(done),
@@ -541,5 +573,37 @@ mod tests {
         let expected = 300.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
         assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
         assert!(eta > c.eta_by_estimate(at(100.0), 2000, 4000));
+    }
+
+    #[test]
+    fn a_resumed_attractor_is_timed_on_what_it_had_left() {
+        // Regression: a run resumed with most of its tier decided counted decided positions
+        // from the resume, so its pace was taken as that of the whole tier (the line's ETA
+        // several times too long) and the whole-run line did not move through the tier.
+        let mut c = RunClock::new(&[2000, 4000], Duration::from_secs(60));
+        let t = c.tier_start;
+        let at = |s: f64| t + Duration::from_secs_f64(s);
+        // 800 of the tier's 1,000 stored positions were decided before the resume.
+        c.phase_started("attractor", 0, 800, t);
+        // Until a tenth of the 200 left is decided here, the estimate.
+        c.level_done(60, 810);
+        let early = c.eta(at(5.0)).as_secs_f64();
+        assert!((early - c.eta_by_estimate(at(5.0), 2000, 4000)).abs() < 1e-9);
+        // 100 of the 200 in 50 s: 50 s left, then the finish and the next tier's 40 s.
+        c.level_done(70, 900);
+        let eta = c.eta(at(50.0)).as_secs_f64();
+        let expected = 50.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
+        assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
+        // The line counts the tier's decided positions (both sides to move): 1,800 of
+        // 6,000; its rate only those decided here, 200 in 50 s.
+        let line = c.line(0, 6000, at(50.0));
+        assert!(
+            line.contains("1.8 k / 6.0 k positions (30%), 4/s"),
+            "{line}"
+        );
+        // Once the tier is finished, its positions count once.
+        c.tier_finished(2000, Duration::from_secs(60));
+        let line = c.line(2000, 6000, at(60.0));
+        assert!(line.contains("2.0 k / 6.0 k positions (33%)"), "{line}");
     }
 }

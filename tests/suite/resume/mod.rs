@@ -538,6 +538,35 @@ fn a_checkpoint_written_before_two_byte_cells_resumes_where_it_stopped() {
     let err = text(&out.stderr);
     assert!(!err.contains("earlier version"), "solved again: {err}");
     assert_same_solve(&clean, &dir, "resumed from the version before's checkpoint");
+    // This version's checkpoints in the attractor count the positions decided so far, for
+    // the progress of the run that resumes them.
+    let deeper = root.path().join("deeper");
+    let mut counts: Vec<(u64, u64, u64, u64)> = Vec::new();
+    let mut k = k;
+    while counts.iter().filter(|c| c.1 > 1).count() < 3 && aborted(&inst.solve(&deeper), k) {
+        if phase_of(&deeper) == "attractor" {
+            let current = &manifest(&deeper)["current"];
+            let field = |f: &str| current[f].as_u64().unwrap_or(0);
+            counts.push((
+                field("tier"),
+                field("next"),
+                field("decided"),
+                field("states"),
+            ));
+        }
+        std::fs::remove_dir_all(&deeper).unwrap();
+        k += 3;
+    }
+    assert!(counts.iter().any(|&(_, next, _, _)| next > 1), "{counts:?}");
+    for w in counts.windows(2) {
+        assert!(w[0].0 != w[1].0 || w[0].2 <= w[1].2, "{counts:?}");
+    }
+    for &(_, next, decided, states) in &counts {
+        assert!(
+            decided <= states && (next <= 1 || decided > 0),
+            "{counts:?}"
+        );
+    }
 }
 
 #[test]

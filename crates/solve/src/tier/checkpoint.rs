@@ -87,6 +87,11 @@ pub struct TierState {
     pub preds: Vec<Checksum>,
     /// Edges recorded by the successor pass so far.
     pub in_tier_edges: u64,
+    /// Positions the attractor has decided by the checkpoint's level, so that a resumed
+    /// run's progress counts them (0, absent, in checkpoints of earlier versions: the count
+    /// then starts at the resume). Progress only: nothing is solved from it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub decided: u64,
     /// The work files' format ([`WORK_FORMAT`]); absent (0) in checkpoints of versions that
     /// wrote 8-byte edges, whose tier is solved again rather than misread.
     #[serde(default)]
@@ -113,6 +118,10 @@ pub fn readable_format(st: &TierState) -> bool {
         3 => st.keys == 0 && !st.wide && !st.narrow_cells,
         _ => false,
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl bawo_store::manifest::Checkpoint for TierState {

@@ -58,8 +58,10 @@ impl<G: Game> Job<'_, G> {
     ) -> Result<()> {
         let mut level = self.st.next as u32;
         let first = level;
-        progress.phase("attractor", 0, 0);
-        let mut decided: u64 = 0;
+        // Counted from the checkpoint's count, so that a resumed run's progress is of the
+        // whole tier.
+        let mut decided = self.st.decided;
+        progress.phase("attractor", 0, decided);
         // A tier of one range keeps its cells mapped from level to level: mapping them again
         // at every level would fault every page in again. Out of core a range is mapped only
         // while it is worked on.
@@ -167,6 +169,7 @@ impl<G: Game> Job<'_, G> {
             }
             level += 1;
             self.st.next = level as u64;
+            self.st.decided = decided;
             progress.level_done(level, decided);
             let due = if self.resident {
                 ckpt.due()

@@ -83,7 +83,9 @@ pub struct SolvedTier {
 
 /// Progress hooks for the phases of a tier.
 pub trait TierProgress: Sync {
-    /// A phase starts with `total` units of work (`done` of them already done, on resume).
+    /// A phase starts with `total` units of work (`done` of them already done, on resume;
+    /// the attractor, of unknown length, gives 0 and the positions decided before the
+    /// resume).
     fn phase(&self, _name: &str, _total: u64, _done: u64) {}
     /// `units` of work are done.
     fn advance(&self, _units: u64) {}
@@ -331,6 +333,7 @@ impl<'g, G: Game> Job<'g, G> {
             slots: Vec::new(),
             preds: Vec::new(),
             in_tier_edges: 0,
+            decided: 0,
             format: crate::tier::checkpoint::WORK_FORMAT,
         };
         let mut job = Job::empty(game, tier, st, ranges, opts.plan.messages);
