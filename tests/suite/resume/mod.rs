@@ -542,7 +542,6 @@ fn a_checkpoint_written_before_two_byte_cells_resumes_where_it_stopped() {
     // the progress of the run that resumes them.
     let deeper = root.path().join("deeper");
     let mut counts: Vec<(u64, u64, u64, u64)> = Vec::new();
-    let mut k = k;
     while counts.iter().filter(|c| c.1 > 1).count() < 3 && aborted(&inst.solve(&deeper), k) {
         if phase_of(&deeper) == "attractor" {
             let current = &manifest(&deeper)["current"];

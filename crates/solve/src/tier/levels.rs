@@ -48,6 +48,23 @@ impl<G: Game> Job<'_, G> {
         self.due.range((from, 0)..).any(|(_, log)| !log.is_empty())
     }
 
+    /// This level's due logs are read: their files go with the next checkpoint.
+    fn retire_due_logs(&mut self, level: u32) {
+        let done: Vec<(u32, usize)> = self
+            .due
+            .range((level, 0)..=(level, usize::MAX))
+            .map(|(&k, _)| k)
+            .collect();
+        for k in done {
+            if let Some(log) = self.due.remove(&k) {
+                // A log read from memory made no file.
+                if log.has_file() {
+                    self.consumed.push(log.path().to_path_buf());
+                }
+            }
+        }
+    }
+
     /// The attractor; out of core the cells of as many ranges as `held_bytes` holds stay in
     /// memory from level to level ([`crate::tier::held`]).
     pub(super) fn attract(
@@ -153,20 +170,7 @@ impl<G: Game> Job<'_, G> {
                 io.finish()
             })?;
             msgs.cleanup();
-            // This level's due logs are read: their files go with the next checkpoint.
-            let done: Vec<(u32, usize)> = self
-                .due
-                .range((level, 0)..=(level, usize::MAX))
-                .map(|(&k, _)| k)
-                .collect();
-            for k in done {
-                if let Some(log) = self.due.remove(&k) {
-                    // A log read from memory made no file.
-                    if log.has_file() {
-                        self.consumed.push(log.path().to_path_buf());
-                    }
-                }
-            }
+            self.retire_due_logs(level);
             level += 1;
             self.st.next = level as u64;
             self.st.decided = decided;
