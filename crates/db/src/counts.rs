@@ -69,34 +69,39 @@ impl TierCounts {
     pub fn add(&mut self, entries: &[u16]) {
         let part = entries
             .par_chunks(1 << 16)
-            .map(|chunk| {
-                let mut c = [0u64; 3];
-                let mut max = 0;
-                for &e in chunk {
-                    let e = Entry(e);
-                    match e.value() {
-                        Some(Value::Win) => c[0] += 1,
-                        Some(Value::Loss) => c[1] += 1,
-                        _ => c[2] += 1,
-                    }
-                    max = max.max(e.depth().unwrap_or(0));
-                }
-                (c, max)
-            })
-            .reduce(
-                || ([0; 3], 0),
-                |a, b| {
-                    (
-                        [a.0[0] + b.0[0], a.0[1] + b.0[1], a.0[2] + b.0[2]],
-                        a.1.max(b.1),
-                    )
-                },
-            );
-        self.states += entries.len() as u64;
-        self.win += part.0[0];
-        self.loss += part.0[1];
-        self.draw += part.0[2];
-        self.max_depth = self.max_depth.max(part.1);
+            .map(TierCounts::of_entries)
+            .reduce(TierCounts::default, |mut a, b| {
+                a.merge(&b);
+                a
+            });
+        self.merge(&part);
+    }
+
+    /// The counts of a run of final entries, on the calling thread (one worker's share).
+    pub fn of_entries(entries: &[u16]) -> TierCounts {
+        let mut c = TierCounts {
+            states: entries.len() as u64,
+            ..TierCounts::default()
+        };
+        for &e in entries {
+            let e = Entry(e);
+            match e.value() {
+                Some(Value::Win) => c.win += 1,
+                Some(Value::Loss) => c.loss += 1,
+                _ => c.draw += 1,
+            }
+            c.max_depth = c.max_depth.max(e.depth().unwrap_or(0));
+        }
+        c
+    }
+
+    /// Adds another run's counts (the seeds stay this one's).
+    pub fn merge(&mut self, other: &TierCounts) {
+        self.states += other.states;
+        self.win += other.win;
+        self.loss += other.loss;
+        self.draw += other.draw;
+        self.max_depth = self.max_depth.max(other.max_depth);
     }
 }
 

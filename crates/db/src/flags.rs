@@ -43,6 +43,17 @@ pub fn flags_path_beside(table: &Path) -> PathBuf {
     table.with_extension("flags")
 }
 
+/// The two flag bytes of eight working cells: their anchored bits, then their don't-care
+/// bits, the first cell's the least significant ([`FlagWriter::push_bytes`]).
+pub fn flag_pair(eight: impl IntoIterator<Item = u32>) -> [u8; 2] {
+    let mut pair = [0u8; 2];
+    for (bit, c) in eight.into_iter().take(8).enumerate() {
+        pair[0] |= u8::from(c & cell::ANCHORED != 0) << bit;
+        pair[1] |= u8::from(c & cell::DONT_CARE != 0) << bit;
+    }
+    pair
+}
+
 /// Streams a tier's flags, taken from its final cells in index order, into its file (an
 /// exclusively created temporary file, synced and renamed by [`FlagWriter::finish`]).
 pub struct FlagWriter {
@@ -69,6 +80,41 @@ impl FlagWriter {
         })
     }
 
+    /// Appends the flags of `positions` positions given as flag bytes made by [`flag_pair`]
+    /// (a byte of anchored bits, then one of don't-care bits, per eight positions; the last
+    /// pair may be partial).
+    pub fn push_bytes(&mut self, bytes: &[u8], positions: u64) -> Result<()> {
+        debug_assert!(positions.div_ceil(8) * 2 <= bytes.len() as u64);
+        let whole = (positions / 8) as usize;
+        if self.positions.is_multiple_of(8) {
+            self.out.extend_from_slice(&bytes[..2 * whole]);
+            self.positions += 8 * whole as u64;
+        } else {
+            for pair in bytes[..2 * whole].chunks_exact(2) {
+                (0..8).for_each(|bit| self.push_bits(pair, bit));
+            }
+        }
+        for bit in 0..(positions % 8) as usize {
+            self.push_bits(&bytes[2 * whole..2 * whole + 2], bit);
+        }
+        if self.out.len() >= 1 << 16 {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends one position's flags: bit `bit` of a flag byte pair.
+    fn push_bits(&mut self, pair: &[u8], bit: usize) {
+        let at = (self.positions % 8) as u32;
+        self.anchored |= ((pair[0] >> bit) & 1) << at;
+        self.dont_care |= ((pair[1] >> bit) & 1) << at;
+        self.positions += 1;
+        if at == 7 {
+            self.out.extend_from_slice(&[self.anchored, self.dont_care]);
+            (self.anchored, self.dont_care) = (0, 0);
+        }
+    }
+
     /// Appends the flags of the next cells.
     pub fn push(&mut self, mut cells: &[u32]) -> Result<()> {
         if self.positions.is_multiple_of(8) && cells.len() >= 1 << 16 {
@@ -80,10 +126,7 @@ impl FlagWriter {
                 .par_chunks_mut(2)
                 .zip(cells[..whole].par_chunks(8))
                 .for_each(|(pair, eight)| {
-                    for (bit, &c) in eight.iter().enumerate() {
-                        pair[0] |= u8::from(c & cell::ANCHORED != 0) << bit;
-                        pair[1] |= u8::from(c & cell::DONT_CARE != 0) << bit;
-                    }
+                    pair.copy_from_slice(&flag_pair(eight.iter().copied()));
                 });
             self.positions += whole as u64;
             cells = &cells[whole..];
@@ -297,6 +340,42 @@ mod tests {
         assert!(TierFlags::open(&dir.path().join("none"), 1001)
             .unwrap()
             .is_none());
+    }
+
+    #[test]
+    fn flag_bytes_pushed_make_the_file_their_cells_make() {
+        let dir = tempfile::tempdir().unwrap();
+        let flag = |i: u32| {
+            (if i % 3 != 1 { cell::ANCHORED } else { 0 })
+                | (if i % 13 < 2 { cell::DONT_CARE } else { 0 })
+        };
+        let cells: Vec<u32> = (0..1003).map(flag).collect();
+        let pairs = |cells: &[u32]| -> Vec<u8> {
+            cells
+                .chunks(8)
+                .flat_map(|eight| flag_pair(eight.iter().copied()))
+                .collect()
+        };
+        let by_cells = dir.path().join("cells");
+        let mut w = FlagWriter::create(&by_cells).unwrap();
+        w.push(&cells).unwrap();
+        w.finish().unwrap();
+        // On a byte boundary, and after a partial byte (3 positions pushed as cells); each
+        // run of bytes ends in a partial pair.
+        for first in [0usize, 3] {
+            let by_bytes = dir.path().join(format!("bytes-{first}"));
+            let mut w = FlagWriter::create(&by_bytes).unwrap();
+            w.push(&cells[..first]).unwrap();
+            let (a, b) = cells[first..].split_at(501);
+            w.push_bytes(&pairs(a), a.len() as u64).unwrap();
+            w.push_bytes(&pairs(b), b.len() as u64).unwrap();
+            w.finish().unwrap();
+            assert_eq!(
+                std::fs::read(&by_bytes).unwrap(),
+                std::fs::read(&by_cells).unwrap(),
+                "{first}"
+            );
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@ pub mod manifest;
 pub mod self_sum;
 pub mod syncs;
 pub mod table;
+pub mod table_in_place;
 
 pub use checksum::Checksum;
 

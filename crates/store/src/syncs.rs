@@ -48,16 +48,28 @@ pub fn each_in_parallel<T: Sync, R: Send>(
 /// kernel's dirty thresholds and leave most of its bytes to the final `fsync`, with the
 /// cores idle. Advice only; nothing is promised until the file is synced.
 pub fn start_writeback(file: &std::fs::File) {
+    start_writeback_of(file, 0, 0);
+}
+
+/// [`start_writeback`] of the `len` bytes from `offset` only (0: to the end): a file filled a
+/// piece at a time asks for each piece, not for the whole file again.
+pub fn start_writeback_of(file: &std::fs::File, offset: u64, len: u64) {
     #[cfg(target_os = "linux")]
     {
         use std::os::fd::AsRawFd;
+        let (Ok(offset), Ok(len)) = (
+            libc::off64_t::try_from(offset),
+            libc::off64_t::try_from(len),
+        ) else {
+            return;
+        };
         // SAFETY: a plain system call on an open descriptor; its result is advice only.
         unsafe {
-            libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+            libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE);
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = file;
+    let _ = (file, offset, len);
 }
 
 /// Asks the kernel to read `file` ahead into its page cache, without waiting: the file is

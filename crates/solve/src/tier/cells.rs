@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicU16, AtomicU32, Ordering};
 use rayon::prelude::*;
 
 use crate::cell::{self, narrow, COUNTER_ONE, OPEN};
+use crate::counts::TierCounts;
+use crate::flags::flag_pair;
 use bawo_games::error::{Error, Result};
 
 /// How many bytes a range's working cells take a position.
@@ -316,14 +318,15 @@ impl<'a> Words<'a> {
         self.len() == 0
     }
 
-    /// Each cell's stored entry once the attractor is done ([`crate::cell::final_entry`]).
-    pub fn final_entries(&self) -> Vec<u16> {
+    /// What the finish makes of the cells, in one pass of the workers over them: their final
+    /// entries into `entries` (as long), their counts, and their flag bytes into `flags`
+    /// (reused from range to range). Made one after the other, these were three passes over
+    /// the range, the flags' on one thread.
+    pub fn finished_into(&self, entries: &mut [u16], flags: Vec<u8>) -> Finished {
+        debug_assert_eq!(entries.len(), self.len());
         match self {
-            Words::Wide(v) => v.par_iter().map(|&c| cell::final_entry(c).0).collect(),
-            Words::Narrow(v) => v
-                .par_iter()
-                .map(|&n| cell::final_entry(narrow::widen(n)).0)
-                .collect(),
+            Words::Wide(v) => finish_cells(|i| v[i], entries, flags),
+            Words::Narrow(v) => finish_cells(|i| narrow::widen(v[i]), entries, flags),
         }
     }
 
@@ -345,6 +348,52 @@ impl<'a> Words<'a> {
             }
         }
     }
+}
+
+/// What a range's finish makes of its cells beside their entries ([`Words::finished_into`]).
+pub struct Finished {
+    /// The entries' counts (the seeds left 0).
+    pub counts: TierCounts,
+    /// Their flags, two bytes per eight cells ([`crate::flags::flag_pair`]), the last pair
+    /// partial where the cells are not a whole number of eights.
+    pub flags: Vec<u8>,
+}
+
+/// Cells a worker finishes at a time: a whole number of eights, so that its flag bytes are
+/// its own.
+const FINISH_CHUNK: usize = 1 << 16;
+
+/// [`Words::finished_into`] of the cells given by `cell_at`, as many as `entries`.
+fn finish_cells(
+    cell_at: impl Fn(usize) -> u32 + Sync,
+    entries: &mut [u16],
+    mut flags: Vec<u8>,
+) -> Finished {
+    flags.clear();
+    flags.resize(2 * entries.len().div_ceil(8), 0);
+    // As many flag chunks as entry chunks: ceil(ceil(n / 8) / (C / 8)) = ceil(n / C).
+    let counts = entries
+        .par_chunks_mut(FINISH_CHUNK)
+        .zip(flags.par_chunks_mut(FINISH_CHUNK / 4))
+        .enumerate()
+        .map(|(k, (entries, flags))| {
+            let first = k * FINISH_CHUNK;
+            // Eight cells at a time, their entries and then their flags.
+            let eights = flags.chunks_exact_mut(2).zip(entries.chunks_mut(8));
+            for (g, (pair, eight)) in eights.enumerate() {
+                let at = first + 8 * g;
+                for (e, i) in eight.iter_mut().zip(at..) {
+                    *e = cell::final_entry(cell_at(i)).0;
+                }
+                pair.copy_from_slice(&flag_pair((at..at + eight.len()).map(&cell_at)));
+            }
+            TierCounts::of_entries(entries)
+        })
+        .reduce(TierCounts::default, |mut a, b| {
+            a.merge(&b);
+            a
+        });
+    Finished { counts, flags }
 }
 
 /// Narrows wide cells into `out` (as long), refusing a cell a closed tier cannot have.
@@ -420,6 +469,48 @@ mod tests {
         assert_eq!(empty.lose_option(), None);
     }
 
+    /// A range's finish pass, against each cell taken on its own: entry, counts by tag and
+    /// depth, and flag bits, over several workers' chunks and a partial last byte.
+    #[test]
+    fn a_finish_pass_gives_each_cell_its_entry_counts_and_flags() {
+        let kinds = closed_cells();
+        let n = 2 * FINISH_CHUNK + 13;
+        let cells: Vec<u32> = (0..n)
+            .map(|i| kinds[(i * 7 + i / 5) % kinds.len()])
+            .collect();
+        let narrow: Vec<u16> = cells.iter().map(|&c| narrow::narrow(c).unwrap()).collect();
+        let (mut win, mut loss, mut draw, mut deepest) = (0, 0, 0, 0);
+        for &c in &cells {
+            match cell::tag(c) {
+                WIN => win += 1,
+                LOSS => loss += 1,
+                _ => draw += 1,
+            }
+            if matches!(cell::tag(c), WIN | LOSS) {
+                deepest = deepest.max(cell::depth(c));
+            }
+        }
+        for words in [Words::Wide(&cells), Words::Narrow(&narrow)] {
+            // A reused buffer with stale bytes in it.
+            let mut entries = vec![u16::MAX; n];
+            let made = words.finished_into(&mut entries, vec![0xAA; 5]);
+            for (i, &c) in cells.iter().enumerate() {
+                assert_eq!(entries[i], cell::final_entry(c).0, "entry {i}");
+                let bit = |b: u8| (b >> (i % 8)) & 1 == 1;
+                assert_eq!(bit(made.flags[2 * (i / 8)]), c & ANCHORED != 0, "{i}");
+                assert_eq!(bit(made.flags[2 * (i / 8) + 1]), c & DONT_CARE != 0, "{i}");
+            }
+            assert_eq!(made.flags.len(), 2 * n.div_ceil(8));
+            let c = &made.counts;
+            assert_eq!(
+                (c.states, c.win, c.loss, c.draw),
+                (n as u64, win, loss, draw)
+            );
+            assert_eq!(c.max_depth, deepest);
+            assert!(win > 0 && loss > 0 && draw > 0 && deepest == 9);
+        }
+    }
+
     #[test]
     fn buffers_read_and_narrow_in_either_width() {
         let cells = closed_cells();
@@ -436,7 +527,12 @@ mod tests {
             .unwrap();
         assert_eq!(seen, cells);
         let wide = CellBuf::Wide(cells.clone());
-        assert_eq!(wide.words().final_entries(), buf.words().final_entries());
+        let finish = |w: Words<'_>| {
+            let mut entries = vec![0; w.len()];
+            let made = w.finished_into(&mut entries, Vec::new());
+            (entries, made.counts, made.flags)
+        };
+        assert_eq!(finish(wide.words()), finish(buf.words()));
         let back = Words::of_bytes(Path::new("x"), buf.bytes(), CellWidth::Narrow).unwrap();
         assert!(matches!(back, Words::Narrow(v) if v == &n[..]));
         // A cell of a tier with lower tiers is refused, not stored as something else.
