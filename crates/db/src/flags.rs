@@ -84,7 +84,12 @@ impl FlagWriter {
     /// (a byte of anchored bits, then one of don't-care bits, per eight positions; the last
     /// pair may be partial).
     pub fn push_bytes(&mut self, bytes: &[u8], positions: u64) -> Result<()> {
-        debug_assert!(positions.div_ceil(8) * 2 <= bytes.len() as u64);
+        if (bytes.len() as u64) < positions.div_ceil(8) * 2 {
+            return Err(Error::Internal(format!(
+                "{} flag bytes given for {positions} positions",
+                bytes.len()
+            )));
+        }
         let whole = (positions / 8) as usize;
         if self.positions.is_multiple_of(8) {
             self.out.extend_from_slice(&bytes[..2 * whole]);
@@ -369,6 +374,8 @@ mod tests {
             let (a, b) = cells[first..].split_at(501);
             w.push_bytes(&pairs(a), a.len() as u64).unwrap();
             w.push_bytes(&pairs(b), b.len() as u64).unwrap();
+            // Too few bytes for the positions named: refused, nothing pushed.
+            assert!(w.push_bytes(&[0; 2], 9).is_err());
             w.finish().unwrap();
             assert_eq!(
                 std::fs::read(&by_bytes).unwrap(),
