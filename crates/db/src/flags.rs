@@ -137,14 +137,7 @@ impl FlagWriter {
             cells = &cells[whole..];
         }
         for &c in cells {
-            let bit = (self.positions % 8) as u32;
-            self.anchored |= u8::from(c & cell::ANCHORED != 0) << bit;
-            self.dont_care |= u8::from(c & cell::DONT_CARE != 0) << bit;
-            self.positions += 1;
-            if bit == 7 {
-                self.out.extend_from_slice(&[self.anchored, self.dont_care]);
-                (self.anchored, self.dont_care) = (0, 0);
-            }
+            self.push_bits(&flag_pair([c]), 0);
         }
         if self.out.len() >= 1 << 16 {
             self.flush()?;

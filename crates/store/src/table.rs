@@ -166,9 +166,9 @@ pub fn write_table(
     Ok((header, written))
 }
 
-/// Bytes of a streamed table between two requests to write its pages back
+/// Bytes of a table written between two requests to write its pages back
 /// ([`crate::syncs::start_writeback`]).
-const WRITEBACK_EVERY: usize = 64 << 20;
+pub(crate) const WRITEBACK_EVERY: usize = 64 << 20;
 
 /// Writes a table whose entries come in consecutive pieces from `fill` (so a tier larger than
 /// memory never needs to be held whole): temp file, entries hashed as they go, header patched
@@ -180,8 +180,6 @@ pub fn write_table_streaming(
     fingerprint: u64,
     fill: impl FnOnce(&mut dyn FnMut(&[u16]) -> Result<()>) -> Result<()>,
 ) -> Result<(TableHeader, u64)> {
-    use std::io::{Seek, SeekFrom};
-    let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = super::temp_file_for(path)?;
     let io = |e| Error::io(path, e);
     let file = tmp.as_file_mut();
@@ -205,26 +203,40 @@ pub fn write_table_streaming(
         }
         Ok(())
     })?;
-    if count != states {
-        return Err(Error::Internal(format!(
-            "table of tier {tier} got {count} entries, expected {states}"
-        )));
-    }
+    w.into_inner().map_err(|e| io(e.into_error()))?;
     let header = TableHeader {
         tier,
         states,
         fingerprint,
         checksum: hasher.finish(),
     };
-    let file = w.into_inner().map_err(|e| io(e.into_error()))?;
-    file.seek(SeekFrom::Start(0)).map_err(io)?;
-    file.write_all(&encode_header(&header)).map_err(io)?;
+    put_in_place(tmp, path, header, count)
+}
+
+/// The end of a table written into `tmp` (its entries all there, zeros where its header
+/// goes): the `count` entries written checked against the header's, the header written,
+/// the file synced and renamed to `path`, its folder synced. Returns the header and the
+/// table's bytes.
+pub(crate) fn put_in_place(
+    tmp: tempfile::NamedTempFile,
+    path: &Path,
+    header: TableHeader,
+    count: u64,
+) -> Result<(TableHeader, u64)> {
+    let TableHeader { tier, states, .. } = header;
+    if count != states {
+        return Err(Error::Internal(format!(
+            "table of tier {tier} got {count} entries, expected {states}"
+        )));
+    }
+    let io = |e| Error::io(path, e);
+    let file = tmp.as_file();
+    file.write_all_at(&encode_header(&header), 0).map_err(io)?;
     file.sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    super::sync_dir(if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
+    super::sync_dir(match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
     })?;
     Ok((header, HEADER as u64 + 2 * states))
 }

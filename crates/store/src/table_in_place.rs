@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use bawo_games::error::{Error, Result};
 
 use crate::checksum::Hasher;
-use crate::table::{encode_header, TableHeader, HEADER};
+use crate::table::{put_in_place, TableHeader, HEADER, WRITEBACK_EVERY};
 
 /// A table being written in place ([`TableInPlace::create`]).
 pub struct TableInPlace {
@@ -31,10 +31,6 @@ pub struct TableInPlace {
     /// Entries filled whose write-back has been asked for.
     written_back: u64,
 }
-
-/// Entries filled between two requests to write them back: a request per piece (a range of
-/// a few hundred thousand positions, out of core) cost more than the pieces' filling.
-const WRITEBACK_EVERY: u64 = 32 << 20;
 
 impl TableInPlace {
     /// Makes the table of `states` entries for `path` (a temporary file beside it until
@@ -107,43 +103,25 @@ impl TableInPlace {
         drop(map);
         self.filled += n as u64;
         // Written back as it grows, so that the sync at the end finds little left.
-        if self.filled - self.written_back >= WRITEBACK_EVERY {
+        let unsynced = 2 * (self.filled - self.written_back);
+        if unsynced >= WRITEBACK_EVERY as u64 {
             let from = HEADER as u64 + 2 * self.written_back;
-            let len = 2 * (self.filled - self.written_back);
-            crate::syncs::start_writeback_of(self.tmp.as_file(), from, len);
+            crate::syncs::start_writeback_of(self.tmp.as_file(), from, unsynced);
             self.written_back = self.filled;
         }
         Ok(made)
     }
 
-    /// Writes the header, syncs the table and renames it into place; its header and length.
+    /// Writes the header, syncs the table and renames it into place; its header and length
+    /// ([`put_in_place`], as a streamed table ends).
     pub fn finish(self) -> Result<(TableHeader, u64)> {
-        use std::os::unix::fs::FileExt;
-        if self.filled != self.states {
-            return Err(Error::Internal(format!(
-                "table of tier {} got {} entries, expected {}",
-                self.tier, self.filled, self.states
-            )));
-        }
         let header = TableHeader {
             tier: self.tier,
             states: self.states,
             fingerprint: self.fingerprint,
             checksum: self.hasher.finish(),
         };
-        let io = |e| Error::io(&self.path, e);
-        let file = self.tmp.as_file();
-        file.write_all_at(&encode_header(&header), 0).map_err(io)?;
-        file.sync_all().map_err(io)?;
-        self.tmp
-            .persist(&self.path)
-            .map_err(|e| Error::io(&self.path, e.error))?;
-        let dir = match self.path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        crate::sync_dir(dir)?;
-        Ok((header, HEADER as u64 + 2 * self.states))
+        put_in_place(self.tmp, &self.path, header, self.filled)
     }
 }
 
