@@ -125,7 +125,7 @@ impl<G: Game> Job<'_, G> {
         progress: &dyn TierProgress,
     ) -> Result<WorkDisk> {
         let mut peak = WorkDisk::default();
-        let mut gauge = DiskGauge::default();
+        let mut gauge = DiskGauge::<()>::default();
         let mut table_bytes = table::HEADER as u64;
         let mut flag_bytes = Vec::new();
         for r in 0..self.ranges {

@@ -39,6 +39,7 @@ pub mod messages;
 pub mod packed;
 pub mod pass;
 pub mod pass_tables;
+pub(crate) mod peak;
 pub mod resume;
 pub mod slots;
 pub mod tables;
@@ -237,6 +238,8 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) packed_now: Vec<Option<Slot>>,
     /// Predecessor files written since the last checkpoint (not yet synced).
     pub(super) unsynced_preds: Vec<usize>,
+    /// Cells' checksums being taken for the next checkpoint ([`Job::start_settling`]).
+    pub(super) settling: Option<slots::Settling>,
     /// One range: logs and predecessor lists stay in memory until a checkpoint needs them.
     pub(super) resident: bool,
     /// Out of core, the cells the attractor held in memory ([`crate::tier::held`]), kept for the
@@ -257,7 +260,7 @@ pub(super) struct Job<'g, G: Game> {
     /// into sources.
     pub(super) keys: Option<KeptHalf>,
     /// The work folder's disk, sampled after ranges and levels ([`Job::note_disk`]).
-    pub(super) gauge: crate::plan::disk::DiskGauge,
+    pub(super) gauge: crate::plan::disk::DiskGauge<(Phase, u64)>,
     /// The width of the cells the attractor works on out of core ([`TierState::narrow_cells`]).
     pub(super) width: CellWidth,
 }
@@ -368,6 +371,7 @@ impl<'g, G: Game> Job<'g, G> {
             dirty: vec![false; ranges],
             packed_now: vec![None; ranges],
             unsynced_preds: Vec::new(),
+            settling: None,
             resident: ranges == 1,
             preds_mem: (0..ranges).map(|_| None).collect(),
             held: HeldCells::default(),
@@ -378,43 +382,6 @@ impl<'g, G: Game> Job<'g, G> {
             keys: None,
             gauge: Default::default(),
             width,
-        }
-    }
-
-    /// Notes the disk the work files take now if it is the most so far (the tier's peak,
-    /// which its report gives), where a scan is due ([`crate::plan::disk::DiskGauge`]).
-    pub(super) fn note_disk(&mut self) {
-        if let Some(kinds) = self.gauge.sample(&self.st.work) {
-            self.keep_peak(kinds);
-        }
-    }
-
-    /// [`Job::note_disk`] scanned now: at the end of a phase, and where a phase's peak lies.
-    pub(super) fn note_disk_now(&mut self) {
-        let kinds = self.gauge.scan(&self.st.work);
-        self.keep_peak(kinds);
-    }
-
-    /// Keeps `kinds` (the work files and, in the finish, the table so far) as the tier's
-    /// peak if it is the most so far.
-    pub(super) fn keep_peak(&mut self, kinds: crate::counts::WorkDisk) {
-        let extra = kinds.table;
-        let now = kinds.total();
-        // The largest disk, work files less the lower tiers' files deleted by then.
-        let freed = self.lower_freed;
-        if now + self.timings.peak_lower_freed >= self.timings.peak_work_disk + freed {
-            self.timings.peak_work_disk = now;
-            self.timings.peak_lower_freed = freed;
-            self.timings.peak_work = kinds;
-            self.timings.peak_phase = if extra > 0 {
-                "finish"
-            } else {
-                match self.st.phase {
-                    Phase::Successors => "successors",
-                    Phase::Predecessors => "predecessors",
-                    Phase::Attractor => "attractor",
-                }
-            };
         }
     }
 
@@ -591,6 +558,7 @@ impl<'g, G: Game> Job<'g, G> {
         let mut built_edges = 0u64;
         let mut writer = PredWriter::default();
         let mut spare = BuildSpare::default();
+        self.start_settling();
         while (self.st.next as usize) < self.ranges {
             let r = self.st.next as usize;
             let log = &self.edge_logs[r];
@@ -671,6 +639,9 @@ impl<'g, G: Game> Job<'g, G> {
                 built_edges = 0;
             }
         }
+        // Every checkpoint out of core took the checksums; none came in a tier whose
+        // ranges were all empty.
+        self.settle_ahead()?;
         self.st.phase = Phase::Attractor;
         self.st.next = 0;
         // Edge logs are not needed any more; files left are deleted by the next checkpoint

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
@@ -19,6 +20,10 @@ use bawo_games::game::Game;
 use bawo_store::append::AppendLog;
 use bawo_store::bytes::file_checksum;
 use bawo_store::syncs::each_in_parallel;
+use bawo_store::Checksum;
+
+/// The thread of [`Job::start_settling`]: each range's cells with their checksum.
+pub(crate) type Settling = std::thread::JoinHandle<Result<Vec<(usize, Checksum)>>>;
 
 impl<G: Game> Job<'_, G> {
     /// Commits every log and cell slot and saves the manifest.
@@ -72,21 +77,11 @@ impl<G: Game> Job<'_, G> {
             .collect();
         each_in_parallel(&preds, |path| sync_file(path))?;
         if self.st.phase >= Phase::Predecessors {
-            let dirty: Vec<(usize, std::path::PathBuf)> = (0..self.ranges)
-                .filter(|&r| self.dirty[r])
-                .map(|r| (r, self.current_cells_path(r)))
-                .collect();
-            let sums = each_in_parallel(&dirty, |(_, path)| {
-                sync_file(path)?;
-                file_checksum(path)
-            })?;
+            self.settle_ahead()?;
+            let dirty = self.dirty_cells();
+            let sums = each_in_parallel(&dirty, |(_, path)| synced_checksum(path))?;
             for ((r, _), checksum) in dirty.into_iter().zip(sums) {
-                self.st.slots[r] = SlotRecord {
-                    slot: self.packed_now[r].unwrap_or(self.slot[r]),
-                    checksum,
-                    packed: self.packed_now[r].is_some(),
-                };
-                self.dirty[r] = false;
+                self.settle_cells(r, checksum);
             }
             bawo_store::sync_dir(&self.st.work)?;
         }
@@ -124,6 +119,65 @@ impl<G: Game> Job<'_, G> {
         Ok(())
     }
 
+    /// The ranges changed since the last checkpoint, with their current cells' files.
+    fn dirty_cells(&self) -> Vec<(usize, PathBuf)> {
+        (0..self.ranges)
+            .filter(|&r| self.dirty[r])
+            .map(|r| (r, self.current_cells_path(r)))
+            .collect()
+    }
+
+    /// Records range `r`'s current cells, of `checksum`, as the next checkpoint's.
+    fn settle_cells(&mut self, r: usize, checksum: Checksum) {
+        self.st.slots[r] = SlotRecord {
+            slot: self.packed_now[r].unwrap_or(self.slot[r]),
+            checksum,
+            packed: self.packed_now[r].is_some(),
+        };
+        self.dirty[r] = false;
+    }
+
+    /// Out of core, starts the first checkpoint of the predecessor phase on a thread of its
+    /// own: the successor pass's due logs synced, and every range's cells (all changed by
+    /// the pass, none changed until the attractor) synced and checksummed. Done by the
+    /// checkpoint itself, this kept the workers idle: on n = 4, 18 seeds under `--mem 4G`,
+    /// 0.45 s at half a core of a 9.7 s phase. The checkpoint takes the checksums
+    /// ([`Job::settle_ahead`]); its own syncs of the logs then find them clean.
+    pub(super) fn start_settling(&mut self) {
+        let cells = self.dirty_cells();
+        if self.resident || cells.is_empty() {
+            return;
+        }
+        let logs: Vec<PathBuf> = (self.due.values())
+            .filter(|log| log.has_file())
+            .map(|log| log.path().to_path_buf())
+            .collect();
+        // Joined by the next checkpoint; a run that stops first leaves it to end by itself
+        // (it only reads and syncs the files). Without a thread the checkpoint does it.
+        self.settling = std::thread::Builder::new()
+            .name("cells-sums".to_string())
+            .spawn(move || {
+                each_in_parallel(&logs, |path| sync_file(path))?;
+                let sums = each_in_parallel(&cells, |(_, path)| synced_checksum(path))?;
+                Ok(cells.into_iter().map(|(r, _)| r).zip(sums).collect())
+            })
+            .ok();
+    }
+
+    /// Takes the checksums [`Job::start_settling`] started, if any.
+    pub(super) fn settle_ahead(&mut self) -> Result<()> {
+        let Some(thread) = self.settling.take() else {
+            return Ok(());
+        };
+        let sums = thread
+            .join()
+            .map_err(|_| Error::Internal("the cells' checksums panicked".to_string()))??;
+        for (r, checksum) in sums {
+            self.settle_cells(r, checksum);
+        }
+        Ok(())
+    }
+
     /// Copies a checkpointed slot before its first change.
     pub(super) fn unpin(&mut self, r: usize) -> Result<()> {
         if self.pinned[r] {
@@ -142,7 +196,7 @@ impl<G: Game> Job<'_, G> {
     /// files (those left are synced plain by the checkpoint). Each goes into the packed slot
     /// the last checkpoint does not name, and is synced.
     pub(super) fn pack_dirty(&mut self, held: &HeldCells, plain_too: bool) -> Result<()> {
-        let todo: Vec<(usize, Slot, std::path::PathBuf)> = (0..self.ranges)
+        let todo: Vec<(usize, Slot, PathBuf)> = (0..self.ranges)
             .filter(|&r| self.dirty[r] && (plain_too || held.holds(r)))
             .map(|r| {
                 let rec = &self.st.slots[r];
@@ -209,8 +263,14 @@ impl<G: Game> Job<'_, G> {
     }
 }
 
+/// Syncs a file, then checksums it.
+fn synced_checksum(path: &Path) -> Result<Checksum> {
+    sync_file(path)?;
+    file_checksum(path)
+}
+
 /// Syncs a file's data and metadata.
-fn sync_file(path: &std::path::Path) -> Result<()> {
+fn sync_file(path: &Path) -> Result<()> {
     let f = File::open(path).map_err(|e| Error::io(path, e))?;
     f.sync_all().map_err(|e| Error::io(path, e))
 }
