@@ -639,8 +639,7 @@ impl<'g, G: Game> Job<'g, G> {
                 built_edges = 0;
             }
         }
-        // Every checkpoint out of core took the checksums; none came in a tier whose
-        // ranges were all empty.
+        // The checksums started with the phase, where no checkpoint came to take them.
         self.settle_ahead()?;
         self.st.phase = Phase::Attractor;
         self.st.next = 0;
