@@ -70,10 +70,7 @@ impl TierCounts {
         let part = entries
             .par_chunks(1 << 16)
             .map(TierCounts::of_entries)
-            .reduce(TierCounts::default, |mut a, b| {
-                a.merge(&b);
-                a
-            });
+            .reduce(TierCounts::default, TierCounts::merged);
         self.merge(&part);
     }
 
@@ -93,6 +90,12 @@ impl TierCounts {
             c.max_depth = c.max_depth.max(e.depth().unwrap_or(0));
         }
         c
+    }
+
+    /// [`TierCounts::merge`] by value, as a reduction takes it.
+    pub fn merged(mut self, other: TierCounts) -> TierCounts {
+        self.merge(&other);
+        self
     }
 
     /// Adds another run's counts (the seeds stay this one's).

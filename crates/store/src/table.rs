@@ -241,7 +241,7 @@ pub(crate) fn put_in_place(
     Ok((header, HEADER as u64 + 2 * states))
 }
 
-pub(crate) fn encode_header(h: &TableHeader) -> [u8; HEADER] {
+fn encode_header(h: &TableHeader) -> [u8; HEADER] {
     let mut b = [0u8; HEADER];
     b[0..8].copy_from_slice(MAGIC);
     b[8..12].copy_from_slice(&VERSION.to_le_bytes());

@@ -76,28 +76,30 @@ impl TableInPlace {
         }
         crate::fault::check_write(2 * n, &self.path)?;
         let start = HEADER as u64 + 2 * self.filled;
-        let page = page_size();
-        let from = start - start % page;
-        let skip = (start - from) as usize;
         let io = |e| Error::io(&self.path, e);
-        if !reserve(self.tmp.as_file(), from, (skip + 2 * n) as u64).map_err(io)? {
+        if !reserve(self.tmp.as_file(), start, 2 * n as u64).map_err(io)? {
             return Err(Error::Internal(
                 "the table's filesystem stopped reserving blocks".to_string(),
             ));
         }
+        // The map may start inside a page: `memmap2` maps from the page's start and points as
+        // far into it as `start` is, an even number of bytes (checked below).
         // SAFETY: the file is this writer's own temporary file (created exclusively, never
         // through a link), and nothing else maps or writes these bytes while the map lives.
         let mut map = unsafe {
             memmap2::MmapOptions::new()
-                .offset(from)
-                .len(skip + 2 * n)
+                .offset(start)
+                .len(2 * n)
                 .map_mut(self.tmp.as_file())
                 .map_err(io)?
         };
-        let bytes = &mut map[skip..];
-        // SAFETY: the map starts on a page and `skip` is even, so the bytes are aligned for
-        // `u16` and hold exactly `n` of them.
-        let entries = unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr() as *mut u16, n) };
+        // SAFETY: every byte pattern is a valid `u16`; the view is checked whole below.
+        let (before, entries, after) = unsafe { map.align_to_mut::<u16>() };
+        if !before.is_empty() || !after.is_empty() {
+            return Err(Error::Internal(
+                "the table's map is not aligned for its entries".to_string(),
+            ));
+        }
         let made = fill(entries);
         self.hasher.update(crate::bytes::u16_bytes(entries));
         drop(map);
@@ -150,13 +152,6 @@ fn reserve(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<bool>
         let _ = (file, offset, len);
         Ok(false)
     }
-}
-
-/// The system's page size (map offsets are multiples of it).
-fn page_size() -> u64 {
-    // SAFETY: a plain query.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    u64::try_from(size).ok().filter(|&s| s > 0).unwrap_or(4096)
 }
 
 #[cfg(test)]

@@ -389,10 +389,7 @@ fn finish_cells(
             }
             TierCounts::of_entries(entries)
         })
-        .reduce(TierCounts::default, |mut a, b| {
-            a.merge(&b);
-            a
-        });
+        .reduce(TierCounts::default, TierCounts::merged);
     Finished { counts, flags }
 }
 
