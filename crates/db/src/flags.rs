@@ -64,7 +64,14 @@ pub struct FlagWriter {
     anchored: u8,
     dont_care: u8,
     positions: u64,
+    /// Bytes written since the kernel was last asked to write the file back.
+    unstarted: usize,
 }
+
+/// Bytes of flags written between two requests to the kernel to write them back: a tier's
+/// flags (a quarter byte a position, half a gigabyte on the largest tiers) left to the final
+/// sync kept the finish waiting on the disk with the cores idle.
+const WRITEBACK_EVERY: usize = 64 << 20;
 
 impl FlagWriter {
     /// Creates the flag file at `path`.
@@ -77,6 +84,7 @@ impl FlagWriter {
             anchored: 0,
             dont_care: 0,
             positions: 0,
+            unstarted: 0,
         })
     }
 
@@ -92,7 +100,9 @@ impl FlagWriter {
         }
         let whole = (positions / 8) as usize;
         if self.positions.is_multiple_of(8) {
-            self.out.extend_from_slice(&bytes[..2 * whole]);
+            // On a byte boundary the bytes are the file's: written as they are, not copied.
+            self.flush()?;
+            self.write_out(&bytes[..2 * whole])?;
             self.positions += 8 * whole as u64;
         } else {
             for pair in bytes[..2 * whole].chunks_exact(2) {
@@ -146,12 +156,28 @@ impl FlagWriter {
     }
 
     fn flush(&mut self) -> Result<()> {
-        self.hasher.update(&self.out);
-        self.tmp
-            .as_file_mut()
-            .write_all(&self.out)
-            .map_err(|e| Error::io(&self.path, e))?;
+        let out = std::mem::take(&mut self.out);
+        let written = self.write_out(&out);
+        self.out = out;
         self.out.clear();
+        written
+    }
+
+    /// Appends `bytes` to the file and the checksum; the kernel is asked to write the file
+    /// back as it grows.
+    fn write_out(&mut self, bytes: &[u8]) -> Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.hasher.update(bytes);
+        let file = self.tmp.as_file_mut();
+        file.write_all(bytes)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.unstarted += bytes.len();
+        if self.unstarted >= WRITEBACK_EVERY {
+            bawo_store::syncs::start_writeback(file);
+            self.unstarted = 0;
+        }
         Ok(())
     }
 

@@ -66,6 +66,13 @@ pub fn held_cells() -> Option<u64> {
     *V.get_or_init(|| env_u64("BAWO_HELD_CELLS"))
 }
 
+/// The bytes of a range's entries from which a tier's finish writes its table in place, if a
+/// test sets it (0: every table; the path is otherwise reached only by ranges of megabytes).
+pub fn in_place_from() -> Option<u64> {
+    static V: OnceLock<Option<u64>> = OnceLock::new();
+    *V.get_or_init(|| env_u64("BAWO_IN_PLACE_FROM"))
+}
+
 /// The tier size above which a solve takes the wide (40-bit source) path, if a test sets it
 /// (the path is otherwise reached only by tiers of more than 2^32 positions).
 pub fn wide_above() -> Option<u64> {

@@ -1,6 +1,7 @@
 //! A raw table written in place, a piece at a time, by the workers themselves: the file is made
 //! at its full length with its blocks reserved, each piece of entries is filled through a map
-//! of its own pages, hashed in order, and the header goes in last.
+//! of its own pages, then sealed (hashed in order, unmapped, its write-back started), and the
+//! header goes in last.
 //!
 //! Written through `write`, a table is one stream into one file, which the kernel takes one
 //! writer at a time (a buffered write holds the file's lock): on n = 4 with 17 seeds the
@@ -10,7 +11,11 @@
 //! disk had no room for; the file takes its disk as it is filled, as a streamed one does.
 //! Where the filesystem cannot reserve blocks, [`TableInPlace::create`] says so and the caller
 //! streams the table instead ([`crate::table::write_table_streaming`]).
+//!
+//! Mapping a piece ([`TableInPlace::map_next`]) and sealing it ([`Sealer::seal`]) are apart so
+//! that the sealing, one thread's work, can be done beside the filling of the next piece.
 
+use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use bawo_games::error::{Error, Result};
@@ -25,10 +30,25 @@ pub struct TableInPlace {
     tier: u32,
     states: u64,
     fingerprint: u64,
+    /// Entries mapped so far.
+    mapped: u64,
+}
+
+/// A piece of the table mapped for filling ([`TableInPlace::map_next`]), zeros until filled.
+pub struct Piece {
+    /// `None` for a piece of no entries (nothing to map).
+    map: Option<memmap2::MmapMut>,
+    len: usize,
+}
+
+/// What ends each piece, in order: hashes it, unmaps it and starts its write-back
+/// ([`TableInPlace::sealer`]).
+pub struct Sealer {
+    file: File,
     hasher: Hasher,
-    /// Entries filled so far.
-    filled: u64,
-    /// Entries filled whose write-back has been asked for.
+    /// Entries sealed so far.
+    sealed: u64,
+    /// Entries sealed whose write-back has been asked for.
     written_back: u64,
 }
 
@@ -57,73 +77,117 @@ impl TableInPlace {
             tier,
             states,
             fingerprint,
-            hasher: Hasher::new(),
-            filled: 0,
-            written_back: 0,
+            mapped: 0,
         }))
     }
 
-    /// Fills the next `n` entries with `fill`, which is given them (zeros) to write.
-    pub fn fill_next<T>(&mut self, n: usize, fill: impl FnOnce(&mut [u16]) -> T) -> Result<T> {
-        if self.filled + n as u64 > self.states {
+    /// The sealer of this table's pieces, which may live on another thread.
+    pub fn sealer(&self) -> Result<Sealer> {
+        Ok(Sealer {
+            file: self
+                .tmp
+                .as_file()
+                .try_clone()
+                .map_err(|e| Error::io(&self.path, e))?,
+            hasher: Hasher::new(),
+            sealed: 0,
+            written_back: 0,
+        })
+    }
+
+    /// Maps the next `n` entries, their blocks reserved, for filling; each piece is then
+    /// given to the [`Sealer`], in the order mapped.
+    pub fn map_next(&mut self, n: usize) -> Result<Piece> {
+        if self.mapped + n as u64 > self.states {
             return Err(Error::Internal(format!(
                 "table of tier {} filled past its {} entries",
                 self.tier, self.states
             )));
         }
-        if n == 0 {
-            return Ok(fill(&mut []));
-        }
         crate::fault::check_write(2 * n, &self.path)?;
-        let start = HEADER as u64 + 2 * self.filled;
+        let start = HEADER as u64 + 2 * self.mapped;
         let io = |e| Error::io(&self.path, e);
+        if n == 0 {
+            return Ok(Piece { map: None, len: 0 });
+        }
         if !reserve(self.tmp.as_file(), start, 2 * n as u64).map_err(io)? {
             return Err(Error::Internal(
                 "the table's filesystem stopped reserving blocks".to_string(),
             ));
         }
         // The map may start inside a page: `memmap2` maps from the page's start and points as
-        // far into it as `start` is, an even number of bytes (checked below).
+        // far into it as `start` is, an even number of bytes (checked by `Piece::entries`).
         // SAFETY: the file is this writer's own temporary file (created exclusively, never
         // through a link), and nothing else maps or writes these bytes while the map lives.
-        let mut map = unsafe {
+        let map = unsafe {
             memmap2::MmapOptions::new()
                 .offset(start)
                 .len(2 * n)
                 .map_mut(self.tmp.as_file())
                 .map_err(io)?
         };
-        // SAFETY: every byte pattern is a valid `u16`; the view is checked whole below.
-        let (before, entries, after) = unsafe { map.align_to_mut::<u16>() };
-        if !before.is_empty() || !after.is_empty() {
-            return Err(Error::Internal(
-                "the table's map is not aligned for its entries".to_string(),
-            ));
-        }
-        let made = fill(entries);
-        self.hasher.update(crate::bytes::u16_bytes(entries));
-        drop(map);
-        self.filled += n as u64;
-        // Written back as it grows, so that the sync at the end finds little left.
-        let unsynced = 2 * (self.filled - self.written_back);
-        if unsynced >= WRITEBACK_EVERY as u64 {
-            let from = HEADER as u64 + 2 * self.written_back;
-            crate::syncs::start_writeback_of(self.tmp.as_file(), from, unsynced);
-            self.written_back = self.filled;
-        }
-        Ok(made)
+        self.mapped += n as u64;
+        Ok(Piece {
+            map: Some(map),
+            len: n,
+        })
     }
 
     /// Writes the header, syncs the table and renames it into place; its header and length
-    /// ([`put_in_place`], as a streamed table ends).
-    pub fn finish(self) -> Result<(TableHeader, u64)> {
+    /// ([`put_in_place`], as a streamed table ends). `sealer` has sealed every piece.
+    pub fn finish(self, sealer: Sealer) -> Result<(TableHeader, u64)> {
         let header = TableHeader {
             tier: self.tier,
             states: self.states,
             fingerprint: self.fingerprint,
-            checksum: self.hasher.finish(),
+            checksum: sealer.hasher.finish(),
         };
-        put_in_place(self.tmp, &self.path, header, self.filled)
+        put_in_place(self.tmp, &self.path, header, sealer.sealed)
+    }
+}
+
+impl Piece {
+    /// Its entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The piece's entries, to fill.
+    pub fn entries(&mut self) -> Result<&mut [u16]> {
+        let Some(map) = self.map.as_mut() else {
+            return Ok(&mut []);
+        };
+        // SAFETY: every byte pattern is a valid `u16`; the view is checked whole.
+        let (before, entries, after) = unsafe { map.align_to_mut::<u16>() };
+        if !before.is_empty() || !after.is_empty() || entries.len() != self.len {
+            return Err(Error::Internal(
+                "the table's map is not aligned for its entries".to_string(),
+            ));
+        }
+        Ok(entries)
+    }
+}
+
+impl Sealer {
+    /// Ends `piece`, the next one mapped: hashed, unmapped and, as the table grows, written
+    /// back, so that the sync at the end finds little left.
+    pub fn seal(&mut self, piece: Piece) {
+        if let Some(map) = &piece.map {
+            self.hasher.update(map);
+        }
+        self.sealed += piece.len as u64;
+        drop(piece);
+        let unsynced = 2 * (self.sealed - self.written_back);
+        if unsynced >= WRITEBACK_EVERY as u64 {
+            let from = HEADER as u64 + 2 * self.written_back;
+            crate::syncs::start_writeback_of(&self.file, from, unsynced);
+            self.written_back = self.sealed;
+        }
     }
 }
 
@@ -162,11 +226,11 @@ mod tests {
     #[test]
     fn a_table_written_in_place_is_the_streamed_one_byte_for_byte() {
         let dir = tempfile::tempdir().unwrap();
-        // Pieces of odd lengths, so that maps start inside pages.
+        // Pieces of odd lengths, so that maps start inside pages, and one of none.
         let entries: Vec<u16> = (0..300_001u32)
             .map(|i| (i * 7919 % 65_521) as u16)
             .collect();
-        let pieces = [1usize, 4095, 70_000, 2, 225_903];
+        let pieces = [1usize, 4095, 0, 70_000, 2, 225_903];
         assert_eq!(pieces.iter().sum::<usize>(), entries.len());
         let streamed = dir.path().join("streamed.tbl");
         let got_streamed = write_table_streaming(&streamed, 3, entries.len() as u64, 99, |put| {
@@ -183,29 +247,29 @@ mod tests {
         else {
             return; // a filesystem that cannot reserve blocks: the caller streams instead
         };
+        let mut sealer = t.sealer().unwrap();
         let mut at = 0;
         for n in pieces {
-            let sum = t
-                .fill_next(n, |out| {
-                    assert!(out.iter().all(|&e| e == 0));
-                    out.copy_from_slice(&entries[at..at + n]);
-                    n
-                })
-                .unwrap();
-            assert_eq!(sum, n);
+            let mut piece = t.map_next(n).unwrap();
+            let out = piece.entries().unwrap();
+            assert!(out.iter().all(|&e| e == 0));
+            out.copy_from_slice(&entries[at..at + n]);
+            // Sealed on another thread, as a finish does.
+            std::thread::scope(|s| s.spawn(|| sealer.seal(piece)).join().unwrap());
             at += n;
         }
         // Past the end is refused, and so is a table finished short.
-        assert!(t.fill_next(1, |_| ()).is_err());
-        assert_eq!(t.finish().unwrap(), got_streamed);
+        assert!(t.map_next(1).is_err());
+        assert_eq!(t.finish(sealer).unwrap(), got_streamed);
         assert_eq!(
             std::fs::read(&in_place).unwrap(),
             std::fs::read(&streamed).unwrap()
         );
         let short = dir.path().join("short.tbl");
         let mut t = TableInPlace::create(&short, 3, 10, 99).unwrap().unwrap();
-        t.fill_next(9, |_| ()).unwrap();
-        assert!(t.finish().is_err());
+        let mut sealer = t.sealer().unwrap();
+        sealer.seal(t.map_next(9).unwrap());
+        assert!(t.finish(sealer).is_err());
         assert!(
             !short.exists(),
             "a table finished short is not put in place"

@@ -15,7 +15,7 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_bawo");
 
 /// Environment variables that inject faults (see `bawo_store::fault`), cleared so that a
 /// caller's shell never changes a test.
-const FAULT_SWITCHES: [&str; 8] = [
+const FAULT_SWITCHES: [&str; 9] = [
     "BAWO_ABORT_AFTER_CHECKPOINTS",
     "BAWO_FAIL_WRITES_AFTER",
     "BAWO_MESSAGE_BUDGET",
@@ -24,6 +24,7 @@ const FAULT_SWITCHES: [&str; 8] = [
     "BAWO_FREE_DISK",
     "BAWO_ALLOW_MEM_ABOVE_PHYSICAL",
     "BAWO_OPEN_LOGS",
+    "BAWO_IN_PLACE_FROM",
 ];
 
 fn command<S: AsRef<OsStr>>(args: &[S], env: &[(&str, String)]) -> Command {

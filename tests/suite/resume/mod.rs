@@ -407,6 +407,11 @@ fn interrupted_at_every_checkpoint_with_some_cells_held() {
     let dir = root.path().join("uninterrupted");
     assert_ok(&bawo_env(&inst.solve(&dir), &some), "one range held");
     assert_same_solve(&clean, &dir, "one range held");
+    // The same with every table written in place (the finish of ranges of megabytes).
+    let dir = root.path().join("in-place");
+    let in_place = [some[0].clone(), ("BAWO_IN_PLACE_FROM", "0".to_string())];
+    assert_ok(&bawo_env(&inst.solve(&dir), &in_place), "written in place");
+    assert_same_solve(&clean, &dir, "one range held, tables written in place");
     let mut attractor = 0;
     for k in 1.. {
         let dir = root.path().join(format!("k{k}"));

@@ -205,6 +205,17 @@ fn rare_checkpoints(mut args: Vec<String>) -> Vec<String> {
 
 #[test]
 fn a_full_disk_in_the_finish_after_copies_went_resumes_to_the_same_tables() {
+    full_disk_in_the_finish(&[]);
+}
+
+#[test]
+fn a_full_disk_in_a_finish_written_in_place_resumes_to_the_same_tables() {
+    // Every table written through maps of its pieces, sealed and flagged on a thread of
+    // their own, as the finish does for ranges of megabytes.
+    full_disk_in_the_finish(&[("BAWO_IN_PLACE_FROM", "0".to_string())]);
+}
+
+fn full_disk_in_the_finish(env: &[(&str, String)]) {
     // No cells held and no checkpoint in the attractor: every range it changes lives in
     // plain cells beside its checkpointed packed slot, and the finish deletes those of each
     // range once it is in the table. A write that fails in the finish must leave what the
@@ -212,7 +223,7 @@ fn a_full_disk_in_the_finish_after_copies_went_resumes_to_the_same_tables() {
     let inst = N3_RANGES;
     let root = scratch();
     let clean = solve_clean(inst, root.path());
-    let none_held = ("BAWO_HELD_CELLS", "0".to_string());
+    let none_held = [&[("BAWO_HELD_CELLS", "0".to_string())], env].concat();
     let mut limit = 3000u64;
     let mut in_a_table = 0;
     loop {
@@ -220,7 +231,7 @@ fn a_full_disk_in_the_finish_after_copies_went_resumes_to_the_same_tables() {
         let full = ("BAWO_FAIL_WRITES_AFTER", limit.to_string());
         let out = bawo_env(
             &rare_checkpoints(inst.solve(&dir)),
-            &[full, none_held.clone()],
+            &[&[full], none_held.as_slice()].concat(),
         );
         if out.status.success() {
             assert_same_solve(&clean, &dir, "a run that fit the disk");
@@ -232,10 +243,7 @@ fn a_full_disk_in_the_finish_after_copies_went_resumes_to_the_same_tables() {
             in_a_table += 1;
         }
         if dir.join("manifest.json").exists() {
-            let resumed = bawo_env(
-                &rare_checkpoints(inst.resume(&dir)),
-                std::slice::from_ref(&none_held),
-            );
+            let resumed = bawo_env(&rare_checkpoints(inst.resume(&dir)), &none_held);
             assert_ok(&resumed, &what);
         } else {
             assert_ok(&bawo(&inst.solve(&dir)), &what);

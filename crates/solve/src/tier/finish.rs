@@ -7,24 +7,25 @@ use std::sync::mpsc::sync_channel;
 use crate::counts::{TierCounts, WorkDisk};
 use crate::flags::{flags_path_beside, FlagWriter};
 use crate::plan::disk::DiskGauge;
-use crate::tier::cells::{CellBuf, Finished, Words};
+use crate::tier::cells::{CellBuf, Words};
 use crate::tier::{packed, Job, TierProgress};
 use crate::work::remove_file_if_present;
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
 use bawo_store::bytes::map_ro;
 use bawo_store::table;
-use bawo_store::table_in_place::TableInPlace;
+use bawo_store::table_in_place::{Piece, Sealer, TableInPlace};
 
 /// Bytes of a range's entries from which the finish writes them in place. Measured: n = 4,
 /// 17 seeds under `--mem 4G` (ranges of 134 MB of entries) finished in 1.7-2.0 s in place
-/// against 2.4-2.8 s streamed; Kigogo 7 under `--mem 600M` (169 ranges of 0.6 MB) in 1.4 s
-/// against 0.6-0.8 s, each piece's pages costing tens of microseconds to map and fault in.
-const IN_PLACE_FROM: u64 = 64 << 20;
+/// against 2.4-2.8 s streamed; n = 4, 18 seeds (33.5 MB) in 3.1-3.6 s against 5.0-5.7 s;
+/// Kigogo 7 under `--mem 600M` (169 ranges of 0.6 MB) in 1.4 s against 0.6-0.8 s, each
+/// piece's pages costing tens of microseconds to map and fault in.
+const IN_PLACE_FROM: u64 = 8 << 20;
 
-/// Makes a range's entries into the table and gives what else they made, with the flag
-/// buffer to reuse; `None` where the table's writer stopped (it says why).
-type FillRange<'f> = dyn FnMut(&Words<'_>, Vec<u8>) -> Result<Option<Finished>> + 'f;
+/// Makes a range's entries and flags and puts them in the table and the flags file, giving
+/// the entries' counts; `None` where the table's writer stopped (it says why).
+type FillRange<'f> = dyn FnMut(&Words<'_>) -> Result<Option<TierCounts>> + 'f;
 
 impl<G: Game> Job<'_, G> {
     /// Writes the table and the flags, range by range, and counts the tier.
@@ -44,21 +45,14 @@ impl<G: Game> Job<'_, G> {
         // Ranges of large entries are written by the workers straight into the table's file
         // ([`TableInPlace`]); small ones, or where the filesystem cannot reserve blocks, are
         // streamed.
-        let in_place = if 2 * self.range_len(0) as u64 >= IN_PLACE_FROM {
+        let from = bawo_store::fault::in_place_from().unwrap_or(IN_PLACE_FROM);
+        let in_place = if 2 * self.range_len(0) as u64 >= from {
             TableInPlace::create(table_path, tier, states, fingerprint)?
         } else {
             None
         };
         let (peak, (header, bytes)) = match in_place {
-            Some(mut table) => {
-                let mut fill = |cells: &Words<'_>, flag_bytes| {
-                    table
-                        .fill_next(cells.len(), |out| cells.finished_into(out, flag_bytes))
-                        .map(Some)
-                };
-                let peak = self.finish_ranges(&mut fill, &mut counts, &mut flags, progress)?;
-                (peak, table.finish()?)
-            }
+            Some(table) => self.finish_in_place(table, &mut counts, &mut flags, progress)?,
             None => {
                 self.finish_streamed(table_path, fingerprint, &mut counts, &mut flags, progress)?
             }
@@ -68,10 +62,59 @@ impl<G: Game> Job<'_, G> {
         Ok((counts, header, bytes))
     }
 
+    /// [`Job::finish`]'s table written in place: the workers fill each range's piece of the
+    /// table through its map, and a thread of its own seals it (hashes it in order, unmaps it,
+    /// starts its write-back) and writes its flags, a range behind. Done between two ranges
+    /// on the driving thread, with the workers idle, that work made the finish of n = 4's
+    /// 18-seed tier a fifth longer (3.97 s against 3.29 s). At most two ranges' pieces are
+    /// mapped at a time.
+    fn finish_in_place(
+        &self,
+        mut table: TableInPlace,
+        counts: &mut TierCounts,
+        flags: &mut FlagWriter,
+        progress: &dyn TierProgress,
+    ) -> Result<(WorkDisk, (table::TableHeader, u64))> {
+        let mut sealer = table.sealer()?;
+        std::thread::scope(|scope| -> Result<_> {
+            // A range's piece and its flag bytes.
+            let (tx, rx) = sync_channel::<(Piece, Vec<u8>)>(0);
+            let (give_back, used) = sync_channel::<Vec<u8>>(1);
+            let sealing = std::thread::Builder::new()
+                .name(format!("table-{}", self.tier))
+                .spawn_scoped(scope, move || -> Result<Sealer> {
+                    for (piece, flag_bytes) in rx {
+                        let positions = piece.len() as u64;
+                        sealer.seal(piece);
+                        flags.push_bytes(&flag_bytes, positions)?;
+                        let _ = give_back.try_send(flag_bytes);
+                    }
+                    Ok(sealer)
+                })
+                .map_err(|e| Error::Internal(format!("cannot start the table's sealer: {e}")))?;
+            let mut fill = |cells: &Words<'_>| {
+                let mut piece = table.map_next(cells.len())?;
+                let flag_bytes = used.try_recv().unwrap_or_default();
+                let made = cells.finished_into(piece.entries()?, flag_bytes);
+                // A closed channel: the sealer stopped, and says why.
+                Ok(tx.send((piece, made.flags)).is_ok().then_some(made.counts))
+            };
+            let made = self.finish_ranges(&mut fill, counts, progress);
+            drop(tx);
+            let sealed = sealing
+                .join()
+                .map_err(|_| Error::Internal("the table's sealer panicked".to_string()))?;
+            let peak = made?;
+            Ok((peak, table.finish(sealed?)?))
+        })
+    }
+
     /// [`Job::finish`]'s table streamed: written on a thread of its own, a range behind, so
-    /// that writing a range's entries overlaps with the next range's. A range at a time is
-    /// handed over, so at most two ranges' entries are held; each buffer comes back for the
-    /// range after next (a fresh one is fresh pages, which the kernel zeroes at first touch).
+    /// that writing a range's entries overlaps with the next range's. The flags go the same
+    /// way, so that the driving thread writes nothing between two ranges. A range at a time
+    /// is handed over, so at most two ranges' entries are held; each buffer comes back for
+    /// the range after next (a fresh one is fresh pages, which the kernel zeroes at first
+    /// touch).
     fn finish_streamed(
         &self,
         table_path: &Path,
@@ -82,28 +125,33 @@ impl<G: Game> Job<'_, G> {
     ) -> Result<(WorkDisk, (table::TableHeader, u64))> {
         let (states, tier) = (self.st.states, self.tier);
         std::thread::scope(|scope| -> Result<_> {
-            let (tx, rx) = sync_channel::<Vec<u16>>(0);
-            let (give_back, used) = sync_channel::<Vec<u16>>(1);
+            // A range's entries and its flag bytes.
+            let (tx, rx) = sync_channel::<(Vec<u16>, Vec<u8>)>(0);
+            let (give_back, used) = sync_channel::<(Vec<u16>, Vec<u8>)>(1);
             let writer = std::thread::Builder::new()
                 .name(format!("table-{tier}"))
                 .spawn_scoped(scope, move || {
                     table::write_table_streaming(table_path, tier, states, fingerprint, |put| {
-                        rx.iter().try_for_each(|entries| {
+                        rx.iter().try_for_each(|(entries, flag_bytes)| {
                             put(&entries)?;
-                            let _ = give_back.try_send(entries);
+                            flags.push_bytes(&flag_bytes, entries.len() as u64)?;
+                            let _ = give_back.try_send((entries, flag_bytes));
                             Ok(())
                         })
                     })
                 })
                 .map_err(|e| Error::Internal(format!("cannot start the table's writer: {e}")))?;
-            let mut fill = |cells: &Words<'_>, flag_bytes| {
-                let mut entries = used.try_recv().unwrap_or_default();
+            let mut fill = |cells: &Words<'_>| {
+                let (mut entries, flag_bytes) = used.try_recv().unwrap_or_default();
                 entries.resize(cells.len(), 0);
                 let made = cells.finished_into(&mut entries, flag_bytes);
                 // A closed channel: the writer stopped, and says why.
-                Ok(tx.send(entries).is_ok().then_some(made))
+                Ok(tx
+                    .send((entries, made.flags))
+                    .is_ok()
+                    .then_some(made.counts))
             };
-            let made = self.finish_ranges(&mut fill, counts, flags, progress);
+            let made = self.finish_ranges(&mut fill, counts, progress);
             // A range's failure is reported first (the writer then only sees the pieces end
             // early); the writer's (a full disk) stops the ranges at their next send.
             drop(tx);
@@ -114,20 +162,18 @@ impl<G: Game> Job<'_, G> {
         })
     }
 
-    /// Each range's final entries made and put in the table by `fill` (which gives `None`
-    /// where the table's writer stopped), counted, and its flags pushed; returns the disk at
-    /// its largest while the table grew and copies went (see below).
+    /// Each range's final entries and flags made and put in the table and the flags file by
+    /// `fill` (which gives `None` where the table's writer stopped), and counted; returns the
+    /// disk at its largest while the table grew and copies went (see below).
     fn finish_ranges(
         &self,
         fill: &mut FillRange<'_>,
         counts: &mut TierCounts,
-        flags: &mut FlagWriter,
         progress: &dyn TierProgress,
     ) -> Result<WorkDisk> {
         let mut peak = WorkDisk::default();
         let mut gauge = DiskGauge::<()>::default();
         let mut table_bytes = table::HEADER as u64;
-        let mut flag_bytes = Vec::new();
         for r in 0..self.ranges {
             let path = self.cells_path(r);
             let held = self.held.words(r);
@@ -153,13 +199,11 @@ impl<G: Game> Job<'_, G> {
                 if cells.len() != self.range_len(r) {
                     return Err(Error::corrupt(&path, "cell file has the wrong length"));
                 }
-                let Some(made) = fill(&cells, std::mem::take(&mut flag_bytes))? else {
+                let Some(made) = fill(&cells)? else {
                     return Ok(peak);
                 };
-                counts.merge(&made.counts);
+                counts.merge(&made);
                 table_bytes += 2 * cells.len() as u64;
-                flags.push_bytes(&made.flags, cells.len() as u64)?;
-                flag_bytes = made.flags;
             }
             if let Some(mut now) = gauge.sample(&self.st.work) {
                 now.table = table_bytes;
