@@ -271,6 +271,15 @@ fn print_timings(report: &SolveReport) {
             bawo_games::units::human_bytes(t.lower.held),
             100.0 * t.lower.sampled_hits
         );
+        let taken: Vec<String> = ["successors", "predecessors", "attractor"]
+            .iter()
+            .zip(&t.checkpoints)
+            .filter(|(_, (n, _))| *n > 0)
+            .map(|(phase, (n, wall))| format!("{phase} {n} in {:.3}s", wall.as_secs_f64()))
+            .collect();
+        if !taken.is_empty() {
+            errln!("tier {tier:>3}: checkpoints: {}", taken.join(", "));
+        }
         let w = &t.peak_work;
         if t.peak_work_disk > 0 {
             errln!(

@@ -189,6 +189,10 @@ pub struct TierTimings {
     pub compressed_beside: bool,
     /// Ranges whose cells the attractor held in memory (out of core, `bawo_solve::tier::held`).
     pub held_ranges: u64,
+    /// Checkpoints taken in each phase (successors, predecessors, attractor) and the wall
+    /// time they took, the packing of the attractor's cells for them included: the workers
+    /// wait for most of it.
+    pub checkpoints: [(u32, Duration); 3],
 }
 
 /// How much of the lower tiers one pass holds in memory.
