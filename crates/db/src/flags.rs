@@ -69,8 +69,8 @@ pub struct FlagWriter {
 }
 
 /// Bytes of flags written between two requests to the kernel to write them back: a tier's
-/// flags (a quarter byte a position, half a gigabyte on the largest tiers) left to the final
-/// sync kept the finish waiting on the disk with the cores idle.
+/// flags (a quarter byte a position, half a gigabyte on the largest tiers) would otherwise
+/// wait for the final sync, with the cores idle, as a raw table's did.
 const WRITEBACK_EVERY: usize = 64 << 20;
 
 impl FlagWriter {
