@@ -14,6 +14,7 @@ use bawo_solve::run::estimate::estimate_run;
 use bawo_solve::run::request::SolveRequest;
 use bawo_solve::run::{SolveConfig, SolveReport};
 use bawo_solve::solve;
+use bawo_solve::tier::checkpoint::Phase;
 
 use super::args::{print_json, usage, with_threads, GameArgs};
 use super::table;
@@ -271,11 +272,11 @@ fn print_timings(report: &SolveReport) {
             bawo_games::units::human_bytes(t.lower.held),
             100.0 * t.lower.sampled_hits
         );
-        let taken: Vec<String> = ["successors", "predecessors", "attractor"]
+        let taken: Vec<String> = Phase::ALL
             .iter()
             .zip(&t.checkpoints)
             .filter(|(_, (n, _))| *n > 0)
-            .map(|(phase, (n, wall))| format!("{phase} {n} in {:.3}s", wall.as_secs_f64()))
+            .map(|(phase, (n, wall))| format!("{} {n} in {:.3}s", phase.name(), wall.as_secs_f64()))
             .collect();
         if !taken.is_empty() {
             errln!("tier {tier:>3}: checkpoints: {}", taken.join(", "));

@@ -34,6 +34,21 @@ pub enum Phase {
     Attractor,
 }
 
+impl Phase {
+    /// Every phase, in order: a phase's place here is its index in
+    /// [`crate::counts::TierTimings::checkpoints`].
+    pub const ALL: [Phase; 3] = [Phase::Successors, Phase::Predecessors, Phase::Attractor];
+
+    /// The phase's name, as reports and the manifest give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Successors => "successors",
+            Phase::Predecessors => "predecessors",
+            Phase::Attractor => "attractor",
+        }
+    }
+}
+
 /// Where one range's working cells live after the successor pass.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SlotRecord {

@@ -39,15 +39,7 @@ impl<G: Game> Job<'_, G> {
             self.timings.peak_work_disk = now;
             self.timings.peak_lower_freed = freed;
             self.timings.peak_work = kinds;
-            self.timings.peak_phase = if extra > 0 {
-                "finish"
-            } else {
-                match phase {
-                    Phase::Successors => "successors",
-                    Phase::Predecessors => "predecessors",
-                    Phase::Attractor => "attractor",
-                }
-            };
+            self.timings.peak_phase = if extra > 0 { "finish" } else { phase.name() };
         }
     }
 }
