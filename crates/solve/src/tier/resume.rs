@@ -5,6 +5,7 @@
 use crate::plan::budget::MAX_RANGE_BITS;
 use crate::tier::checkpoint::{Phase, TierState};
 use crate::tier::{Job, TierOptions};
+use crate::work::edgelog;
 use crate::work::graph::EdgeCodec;
 use crate::work::{LogName, WorkFile};
 use bawo_games::error::{Error, Result};
@@ -41,7 +42,9 @@ impl<'g, G: Game> Job<'g, G> {
         let mut edges: Vec<Option<AppendLog>> = (0..ranges).map(|_| None).collect();
         for (&name, committed) in &logs {
             let path = job.path(name.file());
-            let log = AppendLog::resume(&path, *committed)?;
+            // An edge log is cut where its pieces begin, for the predecessor phase's readers.
+            let framing = matches!(name, LogName::Edges(_)).then_some(edgelog::FRAMING);
+            let log = AppendLog::resume_framed(&path, *committed, framing)?;
             let out_of_bounds =
                 || Error::corrupt(&path, format!("log '{name}': range out of bounds"));
             match name {

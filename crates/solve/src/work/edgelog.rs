@@ -221,6 +221,14 @@ struct Header {
     by_target: bool,
 }
 
+/// How a log's pieces are framed (an 8-byte header whose first four bytes are the body's
+/// length, as [`header`] reads it), so that a resumed log is cut into runs where its pieces
+/// begin.
+pub const FRAMING: bawo_store::append::Framing = bawo_store::append::Framing {
+    header: 8,
+    record_len: |h| 8 + u32::from_le_bytes([h[0], h[1], h[2], h[3]]) as u64,
+};
+
 /// Reads a piece's header; `None` at the end of the log.
 fn header(path: &Path, r: &mut dyn Read) -> Result<Option<Header>> {
     let mut h = [0u8; 8];
@@ -488,6 +496,16 @@ mod tests {
             }
             assert_eq!(got, want, "{parts} parts");
         }
+        // The framing a resumed log is cut by finds the same pieces.
+        let mut starts = Vec::new();
+        let mut at = 0usize;
+        while at < bytes.len() {
+            starts.push(at);
+            at += (FRAMING.record_len)(&bytes[at..at + FRAMING.header]) as usize;
+        }
+        assert_eq!(at, bytes.len());
+        let every = split(path, &bytes, bytes.len()).unwrap();
+        assert_eq!(starts, every.iter().map(|r| r.start).collect::<Vec<_>>());
         assert!(split(path, &[], 4).unwrap().is_empty());
         assert!(split(path, &bytes[..bytes.len() - 1], 4).is_err());
         assert!(split(path, &bytes[..5], 4).is_err());

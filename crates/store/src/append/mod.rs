@@ -21,6 +21,11 @@ use serde::{Deserialize, Serialize};
 
 use bawo_games::error::{Error, Result};
 
+mod runs;
+
+pub use runs::{reader_at, Framing};
+use runs::{runs_at, ReadAt, RecordStarts, MARK_EVERY};
+
 /// Length and CRC-32 of a log's committed prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Committed {
@@ -95,15 +100,6 @@ fn open_log_file(path: &Path, fresh: bool) -> Result<File> {
         .map_err(|e| Error::io(path, e))
 }
 
-/// Least bytes between two [`Inner::marks`]: small enough that a range's edge log of a few
-/// megabytes (Kigogo's 7-seed tier under `--mem 512M`: 3.6 MB) is cut into a run for every
-/// reader, four per worker; at 1 MiB it gave four runs to two workers, one of which then
-/// waited on the other.
-const MARK_EVERY: u64 = 1 << 17;
-
-/// Buffer of each reader of a run ([`reader_at`]): one per worker at a time.
-const RUN_BUF: usize = 1 << 18;
-
 /// An append-only file shared by workers.
 pub struct AppendLog {
     path: PathBuf,
@@ -156,7 +152,16 @@ impl AppendLog {
     }
 
     /// Reopens a log at its committed state: the prefix must match `c`, the rest is cut off.
+    /// Its committed bytes are one run for [`AppendLog::with_runs`]; a log of records
+    /// framed as [`Framing`] says is cut again where they begin ([`AppendLog::resume_framed`]).
     pub fn resume(path: &Path, c: Committed) -> Result<AppendLog> {
+        Self::resume_framed(path, c, None)
+    }
+
+    /// [`AppendLog::resume`], finding where the committed records begin from their headers
+    /// (read with the bytes the checksum reads): its runs are then those of a log that was
+    /// never interrupted. Refused where the records do not end at the committed length.
+    pub fn resume_framed(path: &Path, c: Committed, framing: Option<Framing>) -> Result<AppendLog> {
         let io = |e| Error::io(path, e);
         let mut file = open_existing(path)?;
         let actual = file.metadata().map_err(io)?.len();
@@ -170,12 +175,16 @@ impl AppendLog {
             ));
         }
         let mut crc = crc32fast::Hasher::new();
+        let mut starts = framing.map(RecordStarts::new);
         let mut left = c.len;
         let mut chunk = vec![0u8; 1 << 20];
         while left > 0 {
             let n = left.min(chunk.len() as u64) as usize;
             file.read_exact(&mut chunk[..n]).map_err(io)?;
             crc.update(&chunk[..n]);
+            if let Some(s) = &mut starts {
+                s.feed(c.len - left, &chunk[..n]);
+            }
             left -= n as u64;
         }
         if crc.clone().finalize() != c.crc {
@@ -184,6 +193,17 @@ impl AppendLog {
                 "checkpoint log does not match its checksum",
             ));
         }
+        let marks = match starts {
+            Some(s) => s.finish(c.len).ok_or_else(|| {
+                Error::corrupt(
+                    path,
+                    "log records do not end where the checkpoint committed",
+                )
+            })?,
+            // The committed prefix ended with a whole append.
+            None if c.len == 0 => Vec::new(),
+            None => vec![0, c.len],
+        };
         file.set_len(c.len).map_err(io)?;
         file.seek(SeekFrom::Start(c.len)).map_err(io)?;
         OPEN.fetch_add(1, Ordering::Relaxed);
@@ -197,12 +217,7 @@ impl AppendLog {
                 synced: 0,
                 crc,
                 made: true,
-                // The committed prefix ended with a whole append.
-                marks: if c.len == 0 {
-                    Vec::new()
-                } else {
-                    vec![0, c.len]
-                },
+                marks,
             },
         ))
     }
@@ -420,57 +435,6 @@ impl AppendLog {
     }
 }
 
-/// Cuts `0..end` at some of `marks` (sorted, from 0) into at most `parts` runs of about
-/// `end / parts` bytes or more.
-fn runs_at(marks: &[u64], end: u64, parts: usize) -> Vec<std::ops::Range<u64>> {
-    let goal = end.div_ceil(parts.max(1) as u64).max(1);
-    let mut runs = Vec::new();
-    let mut start = 0u64;
-    for &m in marks.iter().filter(|&&m| m > 0 && m < end) {
-        if m - start >= goal {
-            runs.push(start..m);
-            start = m;
-        }
-    }
-    if start < end {
-        runs.push(start..end);
-    }
-    runs
-}
-
-/// A buffered reader of bytes `run` of `file` (a run of [`AppendLog::with_runs`]).
-pub fn reader_at(file: &File, run: std::ops::Range<u64>) -> impl Read + '_ {
-    std::io::BufReader::with_capacity(
-        RUN_BUF,
-        ReadAt {
-            file,
-            pos: run.start,
-            end: run.end,
-        },
-    )
-}
-
-/// A file read sequentially from `pos` to `end` by position (the log's own handle keeps its
-/// append offset).
-struct ReadAt<'a> {
-    file: &'a File,
-    pos: u64,
-    end: u64,
-}
-
-impl Read for ReadAt<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        use std::os::unix::fs::FileExt;
-        let n = (buf.len() as u64).min(self.end - self.pos) as usize;
-        if n == 0 {
-            return Ok(0);
-        }
-        let got = self.file.read_at(&mut buf[..n], self.pos)?;
-        self.pos += got as u64;
-        Ok(got)
-    }
-}
-
 impl Drop for AppendLog {
     fn drop(&mut self) {
         if let Ok(g) = self.inner.get_mut() {
@@ -644,51 +608,106 @@ mod tests {
         out
     }
 
-    #[test]
-    fn runs_cover_the_log_in_whole_appends_also_after_a_resume() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("log");
-        let log = AppendLog::create(&p).unwrap();
-        let sizes = |n: u32| 8 + (n as usize * 7919) % 90_000;
+    /// `log`'s runs for `parts` readers, checked to cover its file in whole records, and
+    /// the records they hold in order.
+    fn runs_and_records(log: &AppendLog, parts: usize) -> (Vec<std::ops::Range<u64>>, Vec<u32>) {
+        log.with_runs(parts, |file, runs| {
+            assert!(!runs.is_empty() && runs.len() <= parts);
+            assert_eq!(runs[0].start, 0);
+            for w in runs.windows(2) {
+                assert_eq!(w[0].end, w[1].start);
+            }
+            assert_eq!(runs.last().unwrap().end, log_len(file));
+            let records = runs
+                .iter()
+                .flat_map(|r| records_of(file, r.clone()))
+                .collect();
+            (runs.to_vec(), records)
+        })
+        .unwrap()
+        .expect("written to the file")
+    }
+
+    /// The framing of [`record`]: its first four bytes are its length.
+    const FRAMED: Framing = Framing {
+        header: 4,
+        record_len: |h| u32::from_le_bytes(h.try_into().unwrap()) as u64,
+    };
+
+    /// A log of records of many lengths, committed past `bytes`, with one more appended
+    /// after the commit; the commit and the records committed.
+    fn committed_log(p: &Path, bytes: u64) -> (Committed, u32) {
+        let log = AppendLog::create(p).unwrap();
         let mut n = 0u32;
-        while log.len() < 6 * MARK_EVERY {
-            log.append(&record(n, sizes(n))).unwrap();
+        while log.len() < bytes {
+            log.append(&record(n, 8 + (n as usize * 7919) % 90_000))
+                .unwrap();
             n += 1;
         }
         let c = log.commit().unwrap();
         log.append(&record(n, 100)).unwrap();
-        drop(log);
+        (c, n)
+    }
+
+    #[test]
+    fn runs_cover_the_log_in_whole_appends_also_after_a_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let (c, mut n) = committed_log(&p, 6 * MARK_EVERY);
         let log = AppendLog::resume(&p, c).unwrap();
         let mut want: Vec<u32> = (0..n).collect();
         while log.len() < 10 * MARK_EVERY {
-            log.append(&record(n, sizes(n))).unwrap();
+            log.append(&record(n, 8 + (n as usize * 7919) % 90_000))
+                .unwrap();
             want.push(n);
             n += 1;
         }
         for parts in [1, 2, 3, 8] {
-            let got = log
-                .with_runs(parts, |file, runs| {
-                    assert!(!runs.is_empty() && runs.len() <= parts);
-                    if parts > 1 {
-                        assert!(runs.len() > 1, "a log of 10 MiB is cut ({parts} parts)");
-                    }
-                    assert_eq!(runs[0].start, 0);
-                    for w in runs.windows(2) {
-                        assert_eq!(w[0].end, w[1].start);
-                    }
-                    assert_eq!(runs.last().unwrap().end, log_len(file));
-                    runs.iter()
-                        .flat_map(|r| records_of(file, r.clone()))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap()
-                .expect("written to the file");
+            let (runs, got) = runs_and_records(&log, parts);
+            if parts > 1 {
+                assert!(runs.len() > 1, "a log of 10 MiB is cut ({parts} parts)");
+            }
             assert_eq!(got, want);
         }
         // A log held in memory has no runs: its readers take the bytes from memory.
         let held = AppendLog::create(&dir.path().join("held")).unwrap().hold();
         held.append(&record(0, 64)).unwrap();
         assert!(held.with_runs(4, |_, _| ()).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_framed_resume_cuts_the_committed_bytes_where_the_log_did() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("log");
+        let (c, n) = committed_log(&p, 6 * MARK_EVERY);
+        // The same records, never interrupted.
+        let q = dir.path().join("whole");
+        let whole = AppendLog::create(&q).unwrap();
+        for k in 0..n {
+            whole
+                .append(&record(k, 8 + (k as usize * 7919) % 90_000))
+                .unwrap();
+        }
+        let plain = AppendLog::resume(&p, c).unwrap();
+        assert_eq!(runs_and_records(&plain, 8).0.len(), 1, "one run unframed");
+        drop(plain);
+        let framed = AppendLog::resume_framed(&p, c, Some(FRAMED)).unwrap();
+        for parts in [1, 2, 3, 8] {
+            let (runs, got) = runs_and_records(&framed, parts);
+            assert_eq!(
+                (runs, got),
+                runs_and_records(&whole, parts),
+                "{parts} parts"
+            );
+        }
+        // Records that do not end at the committed length: not this framing.
+        drop(framed);
+        let wrong = Framing {
+            header: 4,
+            record_len: |_| 1000,
+        };
+        let err = AppendLog::resume_framed(&p, c, Some(wrong)).err().unwrap();
+        assert!(matches!(err, Error::Corrupt { .. }), "{err}");
     }
 
     fn log_len(file: &File) -> u64 {
