@@ -34,7 +34,7 @@ pub use checksum::Checksum;
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use bawo_games::error::{Error, Result};
 
@@ -96,6 +96,19 @@ pub fn write_renamed(
     sync: bool,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<u64> {
+    let written = write_unrenamed(path, write)?;
+    let bytes = written.bytes;
+    written.rename(sync)?;
+    Ok(bytes)
+}
+
+/// The first half of [`write_renamed`]: the bytes written to a fresh temporary file beside
+/// `path`, neither synced nor renamed yet ([`Unrenamed::rename`] does both), so that what
+/// they were made from can be let go before the disk is waited for.
+pub fn write_unrenamed(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<Unrenamed> {
     let tmp = temp_file_for(path)?;
     let io = |e| Error::io(path, e);
     let mut w = CountingWriter {
@@ -106,14 +119,39 @@ pub fn write_renamed(
     w.inner.flush().map_err(io)?;
     let bytes = w.bytes;
     drop(w);
-    if sync {
-        tmp.as_file().sync_all().map_err(io)?;
+    Ok(Unrenamed {
+        tmp,
+        path: path.to_path_buf(),
+        bytes,
+    })
+}
+
+/// A file written by [`write_unrenamed`], still under its temporary name (deleted if dropped).
+pub struct Unrenamed {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+    /// Bytes written.
+    pub bytes: u64,
+}
+
+impl Unrenamed {
+    /// Syncs the file (if `sync`), renames it to its path, and syncs the rename (if `sync`).
+    pub fn rename(self, sync: bool) -> Result<()> {
+        let path = &self.path;
+        if sync {
+            self.tmp
+                .as_file()
+                .sync_all()
+                .map_err(|e| Error::io(path, e))?;
+        }
+        self.tmp
+            .persist(path)
+            .map_err(|e| Error::io(path, e.error))?;
+        if sync {
+            sync_dir(parent_dir(path))?;
+        }
+        Ok(())
     }
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    if sync {
-        sync_dir(parent_dir(path))?;
-    }
-    Ok(bytes)
 }
 
 /// Makes a rename in `dir` durable.

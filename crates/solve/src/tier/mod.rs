@@ -548,7 +548,7 @@ impl<'g, G: Game> Job<'g, G> {
         // ([`crate::plan::space::tier_disk`] counts it).
         //
         // With a writer beside, the checkpoint is taken when range `r` is handed to it, the
-        // range before written and synced: it names the ranges before `r` and keeps `r`'s
+        // ranges before synced first: it names the ranges before `r` and keeps `r`'s
         // edge log, so `r`'s file is written while the next range is built. (Taken after
         // `r`'s file was done, it made every build wait for the disk in tiers of a few
         // ranges, where each range's logs pass the share.)
@@ -607,6 +607,8 @@ impl<'g, G: Game> Job<'g, G> {
                 let done = writer.start(r, preds, self.path(WorkFile::Preds(r)))?;
                 self.written_preds(done);
                 if built_edges >= share || ckpt.due() {
+                    let done = writer.settle_older()?;
+                    self.written_preds(done);
                     self.checkpoint(ckpt)?;
                     built_edges = 0;
                 }
@@ -649,9 +651,9 @@ impl<'g, G: Game> Job<'g, G> {
         Ok(())
     }
 
-    /// Records the checksum of a range whose file the writer finished (written and synced).
-    fn written_preds(&mut self, done: Option<(usize, Checksum)>) {
-        if let Some((r, sum)) = done {
+    /// Records the checksums of ranges whose files the writer finished (written and synced).
+    fn written_preds(&mut self, done: Vec<(usize, Checksum)>) {
+        for (r, sum) in done {
             self.st.preds[r] = sum;
         }
     }

@@ -387,16 +387,24 @@ impl<S: Source> PredRange<S> {
     /// when `sync` is set (else the checkpoint that first refers to it syncs it); returns the
     /// checksum of its bytes.
     pub fn write(&self, path: &Path, sync: bool) -> Result<Checksum> {
+        let (file, sum) = self.write_unrenamed(path)?;
+        file.rename(sync)?;
+        Ok(sum)
+    }
+
+    /// [`PredRange::write`] up to the rename: the bytes written and hashed, not yet synced
+    /// or renamed, so that the lists can be let go first.
+    pub fn write_unrenamed(&self, path: &Path) -> Result<(bawo_store::Unrenamed, Checksum)> {
         let head = head(&self.offsets, std::mem::size_of::<S>());
         let sources = S::bytes(&self.sources);
-        bawo_store::write_renamed(path, sync, |w: &mut dyn Write| {
+        let file = bawo_store::write_unrenamed(path, |w: &mut dyn Write| {
             w.write_all(&head)?;
             w.write_all(sources)
         })?;
         let mut hasher = Hasher::new();
         hasher.update(&head);
         hasher.update(sources);
-        Ok(hasher.finish())
+        Ok((file, hasher.finish()))
     }
 }
 
@@ -548,6 +556,17 @@ impl Preds {
             Preds::Short(p) => p.write(path, sync),
             Preds::Narrow(p) => p.write(path, sync),
             Preds::Wide(p) => p.write(path, sync),
+        }
+    }
+
+    /// [`Preds::write`] up to the rename ([`PredRange::write_unrenamed`]).
+    pub fn write_unrenamed(&self, path: &Path) -> Result<(bawo_store::Unrenamed, Checksum)> {
+        match self {
+            Preds::Byte(p) => p.write_unrenamed(path),
+            Preds::Pair(p) => p.write_unrenamed(path),
+            Preds::Short(p) => p.write_unrenamed(path),
+            Preds::Narrow(p) => p.write_unrenamed(path),
+            Preds::Wide(p) => p.write_unrenamed(path),
         }
     }
 }
