@@ -305,13 +305,13 @@ fn print_timings(report: &SolveReport) {
     }
 }
 
-/// " (1.9 cores)": the CPU time a phase took over its wall time, where the phase took long
-/// enough to say (at least 10 ms).
+/// " (1.86 cores)": the CPU time a phase took over its wall time, where the phase took long
+/// enough to say (at least 10 ms); two decimals, so that 1.75 is not read as 1.8.
 fn cores(wall: std::time::Duration, cpu: std::time::Duration) -> String {
     if wall.as_secs_f64() < 0.01 {
         return String::new();
     }
-    format!(" ({:.1} cores)", cpu.as_secs_f64() / wall.as_secs_f64())
+    format!(" ({:.2} cores)", cpu.as_secs_f64() / wall.as_secs_f64())
 }
 
 /// The summary as `--json` prints it: each tier solved by this run also says what it wrote

@@ -32,8 +32,8 @@ pub fn dir_bytes(dir: &Path) -> u64 {
         .sum()
 }
 
-/// The bytes of the work files in `dir` (a tier's work folder), by kind; files the solver
-/// does not name count as cells' (none are expected).
+/// The bytes of the work files in `dir` (a tier's work folder), by kind (a temporary file as
+/// the file it becomes); files the solver does not name count as cells' (none are expected).
 pub fn work_disk(dir: &Path) -> WorkDisk {
     let mut by_kind = WorkDisk::default();
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -46,7 +46,7 @@ pub fn work_disk(dir: &Path) -> WorkDisk {
         }
         let bytes = meta.len();
         let name = e.file_name();
-        let slot = match name.to_str().and_then(WorkFile::parse) {
+        let slot = match name.to_str().and_then(WorkFile::parse_or_temp) {
             Some(WorkFile::Edges(_)) => &mut by_kind.edges,
             Some(WorkFile::Preds(_)) => &mut by_kind.preds,
             Some(WorkFile::Due { .. }) => &mut by_kind.due,

@@ -240,6 +240,8 @@ pub(super) struct Job<'g, G: Game> {
     pub(super) unsynced_preds: Vec<usize>,
     /// Cells' checksums being taken for the next checkpoint ([`Job::start_settling`]).
     pub(super) settling: Option<slots::Settling>,
+    /// Deletes the edge logs the predecessor phase's checkpoints let go.
+    pub(super) deleter: crate::work::deleter::Deleter,
     /// One range: logs and predecessor lists stay in memory until a checkpoint needs them.
     pub(super) resident: bool,
     /// Out of core, the cells the attractor held in memory ([`crate::tier::held`]), kept for the
@@ -372,6 +374,7 @@ impl<'g, G: Game> Job<'g, G> {
             packed_now: vec![None; ranges],
             unsynced_preds: Vec::new(),
             settling: None,
+            deleter: Default::default(),
             resident: ranges == 1,
             preds_mem: (0..ranges).map(|_| None).collect(),
             held: HeldCells::default(),
@@ -641,6 +644,8 @@ impl<'g, G: Game> Job<'g, G> {
                 built_edges = 0;
             }
         }
+        // The edge logs its checkpoints let go are gone before the phase ends.
+        self.deleter.wait()?;
         // The checksums started with the phase, where no checkpoint came to take them.
         self.settle_ahead()?;
         self.st.phase = Phase::Attractor;

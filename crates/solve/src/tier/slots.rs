@@ -108,9 +108,9 @@ impl<G: Game> Job<'_, G> {
         ckpt.save(Some(self.st.clone()))?;
         // What the saved checkpoint no longer names, and no earlier one will be resumed from.
         // (Deleting a log twice is harmless: its file is gone, its handle holds nothing.)
-        for log in self.edge_logs.iter().take(needed_edges) {
-            log.discard()?;
-        }
+        // The edge logs on a thread of their own ([`crate::work::deleter`]).
+        let edges = self.edge_logs.iter().take(needed_edges);
+        self.deleter.delete(edges.map(AppendLog::let_go))?;
         // A range's other cell slot is named by no checkpoint now (the next change copies
         // into it afresh), nor are the packed slots the checkpoint does not name.
         if self.st.phase >= Phase::Predecessors {

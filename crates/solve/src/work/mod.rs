@@ -17,6 +17,7 @@
 //! Its modules: `graph` (the predecessor graph and edge codec), `edgecodec`, `edgelog`,
 //! `duelog`, `predfile`, `predwrite`, `huge`.
 
+pub mod deleter;
 pub mod duelog;
 pub mod edgecodec;
 pub mod edgelog;
@@ -147,17 +148,20 @@ impl WorkFile {
 /// A file the solver writes in a tier's work folder: a [`WorkFile`], or the temporary file
 /// (`.NAME.XXXXXX.tmp`) one is written through before it is renamed.
 pub fn is_solver_file(name: &str) -> bool {
-    if WorkFile::parse(name).is_some() {
-        return true;
-    }
-    // `.NAME.tmp` is the temporary name of earlier versions, which a killed run left behind.
-    name.strip_prefix('.')
-        .and_then(|n| n.strip_suffix(".tmp"))
-        .is_some_and(|n| {
-            WorkFile::parse(n).is_some()
-                || n.rsplit_once('.')
-                    .is_some_and(|(file, _)| WorkFile::parse(file).is_some())
+    WorkFile::parse_or_temp(name).is_some()
+}
+
+impl WorkFile {
+    /// The work file `name` is, or the one it is the temporary file of: a file being written
+    /// counts as what it will be (a predecessor file is synced under its temporary name while
+    /// the next range is built).
+    pub fn parse_or_temp(name: &str) -> Option<WorkFile> {
+        WorkFile::parse(name).or_else(|| {
+            // `.NAME.tmp` is the temporary name of earlier versions, which a killed run left.
+            let n = name.strip_prefix('.')?.strip_suffix(".tmp")?;
+            WorkFile::parse(n).or_else(|| WorkFile::parse(n.rsplit_once('.')?.0))
         })
+    }
 }
 
 /// Deletes the file at `p`; one already gone is no error.
@@ -383,6 +387,12 @@ mod tests {
             assert_eq!(WorkFile::parse(&f.name()), Some(f));
             assert!(is_solver_file(&f.name()));
             assert!(is_solver_file(&format!(".{}.Ab12xZ.tmp", f.name())));
+            let temp = format!(".{}.Ab12xZ.tmp", f.name());
+            assert_eq!(WorkFile::parse_or_temp(&temp), Some(f));
+            assert_eq!(
+                WorkFile::parse_or_temp(&format!(".{}.tmp", f.name())),
+                Some(f)
+            );
         }
         for other in [
             "notes.txt",
