@@ -15,6 +15,7 @@ use crate::tier::{Job, TierProgress};
 use crate::work::{remove_file_if_present, WorkFile};
 use bawo_games::error::{Error, Result};
 use bawo_games::game::Game;
+use bawo_store::syncs::each_in_parallel;
 
 /// A level with at least one message per this many cells of a range not held applies them
 /// to the range's cells read into memory, and writes back the pages they changed
@@ -231,9 +232,10 @@ impl<G: Game> Job<'_, G> {
             self.pack_dirty(&held, false)?;
             self.held = held;
             self.checkpoint(ckpt)?;
-            for r in 0..self.ranges {
-                remove_file_if_present(&self.path(WorkFile::Preds(r)))?;
-            }
+            let preds: Vec<PathBuf> = (0..self.ranges)
+                .map(|r| self.path(WorkFile::Preds(r)))
+                .collect();
+            each_in_parallel(&preds, |p| remove_file_if_present(p))?;
         } else {
             self.held = held;
         }
