@@ -224,25 +224,38 @@ fn counted_head(offsets: &[u32], align: usize) -> Vec<u8> {
     out
 }
 
-/// [`head`] with nibbled offsets: every list is at most 15 long.
+/// [`head`] with nibbled offsets: every list is at most 15 long. Written into place a block
+/// at a time (a whole block's sixteen lengths in one unrolled step): pushed a length at a
+/// time, making it took 40% of the predecessor writer's time on `n = 4`'s 18-seed tier, and
+/// the next range's handoff waited for the writer.
 fn nibbled_head(offsets: &[u32], align: usize) -> Vec<u8> {
     let len = offsets.len() - 1;
     let blocks = len.div_ceil(NIB_BLOCK);
-    let mut out = Vec::with_capacity(8 + 4 * (blocks + 1) + 8 * blocks + 8);
-    out.extend_from_slice(&NIBBLED.to_le_bytes());
-    out.extend_from_slice(&(len as u32).to_le_bytes());
-    for b in 0..blocks {
-        out.extend_from_slice(&offsets[b * NIB_BLOCK].to_le_bytes());
+    let words_at = 8 + 4 * (blocks + 1);
+    let used = words_at + 8 * blocks;
+    let mut out = vec![0u8; used.next_multiple_of(align)];
+    out[..4].copy_from_slice(&NIBBLED.to_le_bytes());
+    out[4..8].copy_from_slice(&(len as u32).to_le_bytes());
+    let (bases, words) = out[8..used].split_at_mut(4 * (blocks + 1));
+    // Each block's first offset, then the end (`blocks * NIB_BLOCK` is at least `len`).
+    for (b, base) in bases.chunks_exact_mut(4).enumerate() {
+        base.copy_from_slice(&offsets[(b * NIB_BLOCK).min(len)].to_le_bytes());
     }
-    out.extend_from_slice(&offsets[len].to_le_bytes());
-    for b in 0..blocks {
+    for (b, word) in words.chunks_exact_mut(8).enumerate() {
+        let lo = b * NIB_BLOCK;
+        let block = &offsets[lo..(lo + NIB_BLOCK).min(len) + 1];
         let mut w = 0u64;
-        for (j, t) in (b * NIB_BLOCK..((b + 1) * NIB_BLOCK).min(len)).enumerate() {
-            w |= ((offsets[t + 1] - offsets[t]) as u64) << (4 * j);
+        if let Ok(full) = <&[u32; NIB_BLOCK + 1]>::try_from(block) {
+            for j in 0..NIB_BLOCK {
+                w |= ((full[j + 1] - full[j]) as u64) << (4 * j);
+            }
+        } else {
+            for (j, pair) in block.windows(2).enumerate() {
+                w |= ((pair[1] - pair[0]) as u64) << (4 * j);
+            }
         }
-        out.extend_from_slice(&w.to_le_bytes());
+        word.copy_from_slice(&w.to_le_bytes());
     }
-    out.resize(out.len().next_multiple_of(align), 0);
     out
 }
 
@@ -377,6 +390,45 @@ mod tests {
         }
         assert!(parse(p, bytes, len + 1, 4).is_err());
         assert!(parse(p, &bytes[..n - 4], len, 4).is_err() || offsets[len] == 0);
+    }
+
+    /// The nibbled head made a length at a time, as the format above reads.
+    fn nibbled_one_at_a_time(offsets: &[u32], align: usize) -> Vec<u8> {
+        let len = offsets.len() - 1;
+        let blocks = len.div_ceil(NIB_BLOCK);
+        let mut out = Vec::new();
+        out.extend_from_slice(&NIBBLED.to_le_bytes());
+        out.extend_from_slice(&(len as u32).to_le_bytes());
+        for b in 0..blocks {
+            out.extend_from_slice(&offsets[b * NIB_BLOCK].to_le_bytes());
+        }
+        out.extend_from_slice(&offsets[len].to_le_bytes());
+        for b in 0..blocks {
+            let mut w = 0u64;
+            for t in b * NIB_BLOCK..((b + 1) * NIB_BLOCK).min(len) {
+                w |= ((offsets[t + 1] - offsets[t]) as u64) << (4 * (t - b * NIB_BLOCK));
+            }
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.resize(out.len().next_multiple_of(align), 0);
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn nibbled_heads_are_the_bytes_made_a_length_at_a_time(
+            lens in proptest::collection::vec(0u32..16, 0..300),
+            align in proptest::sample::select(vec![1usize, 4]),
+        ) {
+            let mut offsets = vec![0u32];
+            for l in &lens {
+                offsets.push(offsets.last().unwrap() + l);
+            }
+            proptest::prop_assert_eq!(
+                nibbled_head(&offsets, align),
+                nibbled_one_at_a_time(&offsets, align)
+            );
+        }
     }
 
     #[test]
