@@ -134,7 +134,7 @@ impl TableInPlace {
     }
 
     /// Writes the header, syncs the table and renames it into place; its header and length
-    /// ([`put_in_place`], as a streamed table ends). `sealer` has sealed every piece.
+    /// (`put_in_place`, as a streamed table ends). `sealer` has sealed every piece.
     pub fn finish(self, sealer: Sealer) -> Result<(TableHeader, u64)> {
         let header = TableHeader {
             tier: self.tier,

@@ -222,7 +222,7 @@ struct Header {
 }
 
 /// How a log's pieces are framed (an 8-byte header whose first four bytes are the body's
-/// length, as [`header`] reads it), so that a resumed log is cut into runs where its pieces
+/// length, as `header` reads it), so that a resumed log is cut into runs where its pieces
 /// begin.
 pub const FRAMING: bawo_store::append::Framing = bawo_store::append::Framing {
     header: 8,

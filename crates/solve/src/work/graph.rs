@@ -550,13 +550,9 @@ impl Preds {
 
     /// Writes the lists to `path` (synced if `sync`), returning their checksum.
     pub fn write(&self, path: &Path, sync: bool) -> Result<Checksum> {
-        match self {
-            Preds::Byte(p) => p.write(path, sync),
-            Preds::Pair(p) => p.write(path, sync),
-            Preds::Short(p) => p.write(path, sync),
-            Preds::Narrow(p) => p.write(path, sync),
-            Preds::Wide(p) => p.write(path, sync),
-        }
+        let (file, sum) = self.write_unrenamed(path)?;
+        file.rename(sync)?;
+        Ok(sum)
     }
 
     /// [`Preds::write`] up to the rename ([`PredRange::write_unrenamed`]).

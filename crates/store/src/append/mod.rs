@@ -24,7 +24,7 @@ use bawo_games::error::{Error, Result};
 mod runs;
 
 pub use runs::{reader_at, Framing};
-use runs::{runs_at, ReadAt, RecordStarts, MARK_EVERY};
+use runs::{runs_at, ReadAt, RecordStarts};
 
 /// Length and CRC-32 of a log's committed prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -49,7 +49,7 @@ struct Inner {
     /// The file exists: resumed, or created at the first write (a log is created in memory
     /// only, see [`AppendLog::create`]).
     made: bool,
-    /// Offsets where an append began, at least [`MARK_EVERY`] bytes apart, from 0: each is
+    /// Offsets where an append began, at least [`runs::MARK_EVERY`] bytes apart, from 0: each is
     /// the start of a whole record of the log's own format, so the log can be cut there
     /// into runs that readers take side by side ([`AppendLog::with_runs`]).
     marks: Vec<u64>,
@@ -332,9 +332,7 @@ impl AppendLog {
     pub fn append(&self, bytes: &[u8]) -> Result<()> {
         let mut g = self.inner.lock().expect("log lock");
         let start = g.written + g.buf.len() as u64;
-        if g.marks.last().is_none_or(|&m| start >= m + MARK_EVERY) {
-            g.marks.push(start);
-        }
+        runs::mark(&mut g.marks, start);
         g.crc.update(bytes);
         if !g.hold && bytes.len() >= BUF {
             // A large piece goes to the file as it is, after what is buffered: copying it

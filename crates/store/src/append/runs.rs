@@ -10,6 +10,14 @@ use std::io::Read;
 /// waited on the other.
 pub(super) const MARK_EVERY: u64 = 1 << 17;
 
+/// Keeps `start`, where a record begins, among `marks` if it lies at least [`MARK_EVERY`]
+/// past the last one: the rule appending and a resumed log's walk both follow.
+pub(super) fn mark(marks: &mut Vec<u64>, start: u64) {
+    if marks.last().is_none_or(|&m| start >= m + MARK_EVERY) {
+        marks.push(start);
+    }
+}
+
 /// Buffer of each reader of a run ([`reader_at`]): one per worker at a time.
 const RUN_BUF: usize = 1 << 18;
 
@@ -31,7 +39,7 @@ pub(super) fn runs_at(marks: &[u64], end: u64, parts: usize) -> Vec<std::ops::Ra
     runs
 }
 
-/// A buffered reader of bytes `run` of `file` (a run of [`AppendLog::with_runs`]).
+/// A buffered reader of bytes `run` of `file` (a run of [`super::AppendLog::with_runs`]).
 pub fn reader_at(file: &File, run: std::ops::Range<u64>) -> impl Read + '_ {
     std::io::BufReader::with_capacity(
         RUN_BUF,
@@ -78,7 +86,7 @@ pub struct Framing {
 }
 
 /// Walks a log's records through its bytes, given in order a chunk at a time, and keeps
-/// their starts at least [`MARK_EVERY`] apart, as appending keeps its marks.
+/// their starts as appending keeps its marks ([`mark`]).
 pub(super) struct RecordStarts {
     framing: Framing,
     /// Where the next record starts.
@@ -116,13 +124,7 @@ impl RecordStarts {
                 self.bad = true;
                 return;
             }
-            if self
-                .marks
-                .last()
-                .is_none_or(|&m| self.next >= m + MARK_EVERY)
-            {
-                self.marks.push(self.next);
-            }
+            mark(&mut self.marks, self.next);
             self.next += len;
             self.header.clear();
         }

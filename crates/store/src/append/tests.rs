@@ -1,5 +1,6 @@
 //! Tests of the append log: commits, resumes, holding, runs.
 
+use super::runs::MARK_EVERY;
 use super::*;
 
 /// Closes `log`'s file as [`AppendLog::close_if_many`] does beyond the limit.
