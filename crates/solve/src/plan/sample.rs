@@ -1,20 +1,32 @@
 //! The time a solve should take, from a short timed sample: the bare successor pass over a few
-//! thousand positions of the largest tier, and how much longer a whole solve takes than that
-//! pass. The dry run prints it; the whole-run progress line starts its ETA from it.
+//! thousand positions of the largest tier, and a model of a whole solve's work per tier in
+//! terms of it, of the tier's in-tier edges and of the share of its cells the attractor
+//! changes on disk. The dry run prints it; the whole-run progress line starts its ETA from it.
 
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::plan::budget::MemoryPlan;
+use crate::plan::budget::{MemoryPlan, TierPlan, EDGE_MARGIN};
+use crate::plan::shape::TierShape;
 use bawo_games::game::Game;
 
-/// A whole solve takes about this many times the bare successor pass over its positions as
-/// the sample times it (one thread, consecutive positions, the fastest of a few tries). Set
-/// from Bawo `n = 4` with 18 seeds under `--mem 4G` on a quiet 2-core machine: 5 min 02 s,
-/// where the sample predicts 92 s per unit; the progress line's ETA corrects it by the
-/// tiers' own times as they finish.
-const SOLVE_PER_PASS: f64 = 3.3;
+/// A tier's work per stored position, beside its edges, in units of the sample's bare
+/// successor pass: the pass itself, with its lookups of the tiers below and its writes,
+/// the finish and the compression.
+const PASSES_PER_POSITION: f64 = 2.7;
+/// One thread's time per in-tier edge for the predecessor lists and the attractor, with
+/// every cell held in memory, in seconds.
+const SECONDS_PER_EDGE: f64 = 70e-9;
+/// Out of core, an edge costs this much more per share of the tier's cells not held: those
+/// cells are changed on disk, at every level that touches them.
+const OUT_OF_CORE_PER_EDGE: f64 = 2.5;
+// The three were set together from four whole runs under `--mem 4G` on a quiet 2-core
+// machine, which they give within 4%: Bawo `n = 4` 18 seeds (5 min 15 s; 21% of the last
+// tier's cells on disk), Kigogo 8 (7 min 06 s; 34%, 2.1 in-tier edges a position), Bao
+// mtaji 10 (3 min 06 s, all held) and 11 (16 min 32 s; 62% on disk). The bare pass alone
+// (3.3 of it a position, as once) said 10% to 44% too little.
+
 /// Runs of consecutive positions of the largest tier whose successors are timed, spread
 /// evenly over it: consecutive, as the pass visits them (each run's first position is
 /// unranked, the others stepped to).
@@ -72,8 +84,90 @@ pub fn time_sample<G: Game>(game: &G, plan: &MemoryPlan) -> TimeSample {
     }
 }
 
-/// The estimated time to solve `stored` positions with `threads` workers.
-pub fn solve_time(sample: &TimeSample, stored: u64, threads: usize) -> Duration {
-    let secs = SOLVE_PER_PASS * sample.seconds_per_position * stored as f64 / threads.max(1) as f64;
-    Duration::from_secs_f64(secs)
+/// What one tier's time rests on beside the sample.
+#[derive(Debug, Clone, Copy)]
+pub struct TierWork {
+    /// Positions the tier stores.
+    pub stored: u64,
+    /// Its in-tier edges, by the planner's sample (without the planner's margin).
+    pub edges: f64,
+    /// The share of its cells its attractor holds in memory.
+    pub held: f64,
+}
+
+impl TierWork {
+    /// A tier of the given shape and plan; `retired` where the lower tiers are retired
+    /// before its attractor, which then holds more of its cells ([`TierPlan::held_share`]).
+    pub fn of(shape: &TierShape, plan: &TierPlan, retired: bool) -> TierWork {
+        TierWork {
+            stored: plan.states,
+            edges: shape.edges_per_position / EDGE_MARGIN * plan.states as f64,
+            held: plan.held_share(retired),
+        }
+    }
+}
+
+/// The estimated time to solve a tier with `threads` workers.
+pub fn tier_time(sample: &TimeSample, work: &TierWork, threads: usize) -> Duration {
+    let not_held = (1.0 - work.held).clamp(0.0, 1.0);
+    let per_thread = PASSES_PER_POSITION * sample.seconds_per_position * work.stored as f64
+        + SECONDS_PER_EDGE * work.edges * (1.0 + OUT_OF_CORE_PER_EDGE * not_held);
+    Duration::from_secs_f64(per_thread / threads.max(1) as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(seconds_per_position: f64) -> TimeSample {
+        TimeSample {
+            seeds: 8,
+            positions: 16384,
+            seconds_per_position,
+        }
+    }
+
+    fn secs(work: TierWork, threads: usize) -> f64 {
+        tier_time(&sample(1e-7), &work, threads).as_secs_f64()
+    }
+
+    #[test]
+    fn a_tier_takes_longer_with_more_edges_and_fewer_cells_held() {
+        let base = TierWork {
+            stored: 1 << 30,
+            edges: 0.5 * (1u64 << 30) as f64,
+            held: 1.0,
+        };
+        let denser = TierWork {
+            edges: 2.0 * base.edges,
+            ..base
+        };
+        let on_disk = TierWork { held: 0.4, ..base };
+        assert!(secs(denser, 2) > secs(base, 2));
+        assert!(secs(on_disk, 2) > secs(base, 2));
+        // Cells not held cost only through the edges: a tier without any is not slower.
+        let edgeless = TierWork { edges: 0.0, ..base };
+        let edgeless_on_disk = TierWork {
+            held: 0.0,
+            ..edgeless
+        };
+        assert_eq!(secs(edgeless, 2), secs(edgeless_on_disk, 2));
+        // A slower sample, a slower pass.
+        let slow = tier_time(&sample(2e-7), &base, 2).as_secs_f64();
+        assert!(slow > secs(base, 2));
+    }
+
+    #[test]
+    fn threads_share_a_tier_s_time() {
+        let work = TierWork {
+            stored: 1 << 28,
+            edges: 3e8,
+            held: 0.5,
+        };
+        let one = secs(work, 1);
+        assert!(one > 0.0);
+        assert!((secs(work, 4) * 4.0 - one).abs() < 1e-9 * one);
+        // No threads counts as one.
+        assert_eq!(secs(work, 0), one);
+    }
 }

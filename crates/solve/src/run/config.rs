@@ -150,7 +150,9 @@ pub struct RunStart {
     pub done: u64,
     /// Positions of each tier still to solve, in the order they will be solved.
     pub to_solve: Vec<u64>,
-    /// The estimated time of the tiers still to solve.
+    /// The estimated time of the tiers still to solve, as if their attractors held every
+    /// cell in memory (the dry run's model without its out-of-core part): the clock scales
+    /// a tier out of core by `held` and the levels of the tier before, which it has seen.
     pub estimate: Duration,
     /// For each tier still to solve, the share of its cells its attractor holds in memory
     /// (1 for a tier of one range): the rest it changes on disk at each level, which makes

@@ -3,14 +3,15 @@
 //! from a short timed sample of the largest tier. Nothing is written and nothing is locked.
 //!
 //! Disk and time are estimates from a model of the solver (bytes per position of each work
-//! file, in [`crate::plan::space`], edges per position from the planner's sample, solve time as a
-//! multiple of the bare successor pass); the real figures of a solve are in its per-tier report (`solve --json`).
+//! file, in [`crate::plan::space`], edges per position from the planner's sample, solve time from a
+//! timed sample of the bare successor pass, the edges and the cells out of core, in
+//! [`crate::plan::sample`]); the real figures of a solve are in its per-tier report (`solve --json`).
 
 use serde::Serialize;
 
 use crate::counts::WorkDisk;
 use crate::plan::budget::MemoryPlan;
-use crate::plan::sample::{solve_time, time_sample, TimeSample};
+use crate::plan::sample::{tier_time, time_sample, TierWork, TimeSample};
 use crate::plan::shape::TierShape;
 use crate::plan::space::{tier_disk, tier_peak, TierDisk};
 use crate::run::{plan_shapes, tier_shapes, SolveConfig};
@@ -158,7 +159,7 @@ fn estimate_from<G: Game>(
             work_disk: work,
             bytes_written: tier_written,
             peak_disk: during,
-            seconds: solve_time(&sample, stored, threads).as_secs_f64(),
+            seconds: tier_time(&sample, &TierWork::of(shape, tp, retires), threads).as_secs_f64(),
         });
     }
     let stored: u64 = tiers.iter().map(|t| t.stored).sum();
@@ -173,7 +174,7 @@ fn estimate_from<G: Game>(
         peak: composition,
         final_disk: bdb_total + if keep_tables { table_total } else { 0 },
         bytes_written: written,
-        seconds: solve_time(&sample, stored, threads).as_secs_f64(),
+        seconds: tiers.iter().map(|t| t.seconds).sum(),
         sample,
         tiers,
     }

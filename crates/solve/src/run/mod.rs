@@ -30,7 +30,7 @@ use crate::flags::flags_file;
 use crate::plan::budget::MemoryPlan;
 use crate::plan::budget::EDGE_MARGIN;
 use crate::plan::disk::dir_bytes;
-use crate::plan::sample::{solve_time, time_sample};
+use crate::plan::sample::{tier_time, time_sample, TierWork};
 use crate::plan::shape::TierShape;
 use crate::run::compress::beside_by_default;
 use crate::run::open::{adopt_budget, open_run, work_root, Opened};
@@ -256,7 +256,7 @@ pub fn solve_with<G: Game>(
     // Only now, with every finished tier checked, does the manifest take this run's budget:
     // a resume refused by those checks leaves the manifest as it was.
     adopt_budget(&mut manifest, cfg)?;
-    announce_run(game, &opts, &manifest, progress);
+    announce_run(game, &shapes, &opts, &manifest, progress);
     let mut run = TierLoop {
         game,
         cfg,
@@ -318,6 +318,7 @@ fn open_directory<'c, G: Game>(
 /// counted as every count printed is, and the estimated time of what is left.
 fn announce_run<G: Game>(
     game: &G,
+    shapes: &[TierShape],
     opts: &TierOptions,
     manifest: &Manifest,
     progress: &dyn RunProgress,
@@ -338,11 +339,26 @@ fn announce_run<G: Game>(
         .collect();
     let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
+    let sample = time_sample(game, &opts.plan);
+    let estimate = shapes
+        .iter()
+        .zip(&opts.plan.tiers)
+        .filter(|(_, t)| manifest.record(t.tier).is_none())
+        .map(|(shape, t)| {
+            // As if every cell were held: the clock adds the out-of-core part itself, from
+            // the levels it sees ([`RunStart::estimate`]).
+            let work = TierWork {
+                held: 1.0,
+                ..TierWork::of(shape, t, false)
+            };
+            tier_time(&sample, &work, threads)
+        })
+        .sum();
     progress.run_started(&RunStart {
         total: total * POSITIONS_PER_ENTRY,
         done: (total - left) * POSITIONS_PER_ENTRY,
         to_solve: to_solve.iter().map(|s| s * POSITIONS_PER_ENTRY).collect(),
-        estimate: solve_time(&time_sample(game, &opts.plan), left, threads),
+        estimate,
         held,
     });
 }
