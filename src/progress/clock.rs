@@ -88,19 +88,23 @@ const PASS_SHARE: f64 = 0.5;
 /// The pass must be this far along (as a fraction) before its pace is taken at all.
 const PASS_TRUSTED_AFTER: f64 = 0.02;
 
-/// Until the pass is this far along, its pace is blended with the estimate ([`RunClock::eta`]).
-const PASS_BLENDED_UNTIL: f64 = 0.2;
+/// Until the pass is this far along, its pace is blended with the estimate ([`RunClock::eta`]):
+/// a pass's pace falls as it goes (Kigogo 7's 7-seed tier: 40 million positions a second in
+/// its first second, 8 over the whole pass), and blended only until a fifth of it, the line
+/// said a quarter too little for seconds at a time (Kigogo 7, Bawo `n = 4` 17 seeds, just past
+/// a tenth of the run); the estimate is the steadier guide until half of it has run.
+const PASS_BLENDED_UNTIL: f64 = 0.5;
 
 /// Out of core, the attractor changes the cells of the ranges it does not hold on disk at
 /// every level: the share of cells not held, times the levels, over this many, is how much
-/// longer than in memory the rest of the tier takes beside its pass ([`out_of_core_factor`]).
+/// longer than in memory the rest of a tier takes beside its pass ([`out_of_core_factor`]).
 /// Measured (`--timings`, the rest of a tier over its pass, against the tier below's in
-/// memory): Kigogo 7 seeds under `--mem 512M` (61% of cells not held, 229 levels) 2.6 times,
-/// Kigogo 8 under `--mem 4G` (34%, 248) 1.6, Bawo `n = 4` 15 seeds under `--mem 512M` (51%,
-/// 31) 1.2, 18 seeds under `--mem 4G` (21%, 36) about 1. The levels known beforehand are
-/// the tier below's (138 for Kigogo 7, 229 for 8, 30 and 36 for Bawo): this many fits them
-/// within a tenth but for Kigogo 7 under `--mem 512M` (1.8 of 2.6).
-const LEVELS_PER_DOUBLING: f64 = 100.0;
+/// memory): Kigogo 7 seeds under `--mem 512M` (61% of cells not held, 138 levels in the
+/// tier below) 1.54 times, Kigogo 8 under `--mem 4G` (34%, 229) 1.16, Bawo `n = 4` 15 seeds
+/// under `--mem 512M` (51%, 30) and 20 seeds under `--mem 4G` (75%, 36) about 1. This many
+/// gives 1.34 and 1.31 for the two Kigogo runs (a hundred gave 1.84 and 1.78, the line a
+/// quarter too long once Kigogo 8's pass was over).
+const LEVELS_PER_DOUBLING: f64 = 250.0;
 
 /// Levels taken for a run's first tier, before any tier has said.
 const DEFAULT_LEVELS: u32 = 100;
@@ -193,6 +197,23 @@ impl RunClock {
         }
     }
 
+    /// How much longer than in memory a tier whose attractor holds `held` of its cells
+    /// takes: its phases after the pass by [`out_of_core_factor`], its pass as it is.
+    fn tier_factor(&self, held: f64) -> f64 {
+        self.pass_share + (1.0 - self.pass_share) * out_of_core_factor(held, self.levels)
+    }
+
+    /// The estimate of the tier in progress, and of the tiers after it, each scaled for
+    /// the share of its cells held ([`RunClock::tier_factor`]) but not by the latest ratio.
+    fn estimates(&self) -> (f64, f64) {
+        let mut tiers = self
+            .tiers_left
+            .iter()
+            .map(|t| self.per_position * t.positions as f64 * self.tier_factor(t.held));
+        let current = tiers.next().unwrap_or(0.0);
+        (current, tiers.sum())
+    }
+
     /// The after-pass phases' time over the pass's, for the tier in progress.
     fn after_pass_ratio(&self) -> f64 {
         let held = self.tiers_left.front().map_or(1.0, |t| t.held);
@@ -275,7 +296,7 @@ impl RunClock {
     pub fn tier_finished(&mut self, positions: u64, took: Duration) {
         let held = self.tiers_left.pop_front().map_or(1.0, |t| t.held);
         self.finished += positions;
-        let expected = self.per_position * positions as f64;
+        let expected = self.per_position * positions as f64 * self.tier_factor(held);
         if took >= CALIBRATES_AFTER && expected > 0.0 {
             self.ratio = (took.as_secs_f64() / expected).clamp(0.05, 20.0);
         }
@@ -308,23 +329,26 @@ impl RunClock {
         let Some(current) = self.tiers_left.front().map(|t| t.positions) else {
             return Duration::ZERO;
         };
-        let rest: u64 = self.tiers_left.iter().skip(1).map(|t| t.positions).sum();
+        let (current_estimate, rest) = self.estimates();
         let Some((pass, ended)) = self.pass_time(now) else {
             return Duration::from_secs_f64(self.eta_unseen_pass(now, current, rest));
         };
-        let by_pass = self.eta_by_pass(now, pass, ended, current, rest);
+        let by_pass = self.eta_by_pass(now, pass, ended, current_estimate, rest);
         // A pass's first percents go faster than the rest (Kigogo 7's 7-seed tier: its pace
-        // at 2% put the run's end a third early): until a fifth of it has run, its pace is
+        // at 2% put the run's end a third early): until half of it has run, its pace is
         // blended with the estimate, in proportion.
         let trust = match (
             ended,
             self.pass.and_then(|w| w.first.map(|f| (w.fraction, f.1))),
         ) {
-            (None, Some((fraction, first))) => ((fraction - first) / PASS_BLENDED_UNTIL).min(1.0),
+            (None, Some((fraction, first))) => {
+                // Of what the pass had left at its first report (a resumed pass has less).
+                ((fraction - first) / ((1.0 - first) * PASS_BLENDED_UNTIL).max(1e-9)).min(1.0)
+            }
             _ => 1.0,
         };
         let blended = if trust < 1.0 {
-            trust * by_pass + (1.0 - trust) * self.eta_by_estimate(now, current, rest)
+            trust * by_pass + (1.0 - trust) * self.eta_by_estimate(now, current_estimate, rest)
         } else {
             by_pass
         };
@@ -332,14 +356,15 @@ impl RunClock {
     }
 
     /// [`RunClock::eta`] from the pace of the tier in progress's successor pass (a whole pass
-    /// takes `pass`; `ended`: since when the tier is past it) and of its attractor.
+    /// takes `pass`; `ended`: since when the tier is past it) and of its attractor; the
+    /// tier was estimated at `estimate`, the tiers after it at `rest` ([`RunClock::estimates`]).
     fn eta_by_pass(
         &self,
         now: Instant,
         pass: f64,
         ended: Option<Instant>,
-        current: u64,
-        rest: u64,
+        estimate: f64,
+        rest: f64,
     ) -> f64 {
         let after_ratio = self.after_pass_ratio();
         let after_pass = pass * after_ratio;
@@ -352,13 +377,12 @@ impl RunClock {
                 (after_pass - since).max(since / 20.0)
             }
         };
-        let estimate = self.per_position * current as f64;
         let ratio = if estimate > 0.0 {
             (pass * (1.0 + after_ratio) / estimate).clamp(0.05, 20.0)
         } else {
             self.ratio
         };
-        current_left + self.per_position * rest as f64 * ratio
+        current_left + rest * ratio
     }
 
     /// [`RunClock::eta`] where this process has not seen the tier's successor pass (a run
@@ -366,29 +390,28 @@ impl RunClock {
     /// tiers after it by the estimate; before that, the estimate. (A resumed Kigogo 9-seed
     /// run said 20 minutes left, from the estimate alone, with a fifth of its attractor's
     /// positions decided in 21 minutes.)
-    fn eta_unseen_pass(&self, now: Instant, current: u64, rest: u64) -> f64 {
+    fn eta_unseen_pass(&self, now: Instant, current: u64, rest: f64) -> f64 {
         match self.attractor_left(now) {
             Some(left) => {
                 let pass = self.per_position * current as f64 * self.ratio * self.pass_share;
-                left + FINISH_SHARE * pass + self.per_position * rest as f64 * self.ratio
+                left + FINISH_SHARE * pass + rest * self.ratio
             }
-            None => self.eta_by_estimate(now, current, rest),
+            None => self.eta_by_estimate(now, self.estimates().0, rest),
         }
     }
 
-    /// [`RunClock::eta`] from the estimate, rescaled by the latest tier.
-    fn eta_by_estimate(&self, now: Instant, current: u64, rest: u64) -> f64 {
+    /// [`RunClock::eta`] from the estimates of the tier in progress and of the tiers after it
+    /// ([`RunClock::estimates`]), rescaled by the latest tier.
+    fn eta_by_estimate(&self, now: Instant, current: f64, rest: f64) -> f64 {
         let in_tier = now.saturating_duration_since(self.tier_start).as_secs_f64();
-        // The estimate is of a tier in memory: out of core, the phases after its pass longer.
-        let out_of_core = self.pass_share * (1.0 + self.after_pass_ratio());
-        let current_estimate = self.per_position * current as f64 * self.ratio * out_of_core;
+        let current_estimate = current * self.ratio;
         let over = if current_estimate > 0.0 {
             (in_tier / current_estimate).max(1.0)
         } else {
             1.0
         };
         let current_left = (current_estimate - in_tier).max(in_tier.max(current_estimate) / 20.0);
-        current_left + self.per_position * rest as f64 * self.ratio * over
+        current_left + rest * self.ratio * over
     }
 
     /// The whole-run line: `whole run: 586.3 M / 4.41 G positions (13%), 16.0 M/s, elapsed
@@ -457,16 +480,21 @@ mod tests {
         c.pass_progress(10, 1000, at(2.0));
         assert!((c.eta(at(2.5)).as_secs_f64() - 97.5).abs() < 1e-6);
         // 10% more in 10 s: a whole pass takes 2 + 100 s; 89 s of it are left, then the
-        // rest of the tier by the pass's share (one half before any tier measured it). Half
-        // of a fifth of the pass has run: that, blended half and half with the estimate.
+        // rest of the tier by the pass's share (one half before any tier measured it). A
+        // tenth of the pass has run since its first report: that, blended with the estimate
+        // in proportion to how far it is towards `PASS_BLENDED_UNTIL` of what was left then.
         c.pass_progress(110, 1000, at(12.0));
         let whole = 102.0;
         let after = whole * (1.0 / PASS_SHARE - 1.0);
-        let blended = 0.5 * (89.0 + after) + 0.5 * (100.0 - 12.0);
+        let trust = 0.1 / (0.99 * PASS_BLENDED_UNTIL);
+        let blended = trust * (89.0 + after) + (1.0 - trust) * (100.0 - 12.0);
         assert!((c.eta(at(12.0)).as_secs_f64() - blended).abs() < 1e-6);
-        // A fifth of the pass at the same pace: the pace alone.
-        c.pass_progress(210, 1000, at(22.0));
-        assert!((c.eta(at(22.0)).as_secs_f64() - (79.0 + after)).abs() < 1e-6);
+        // `PASS_BLENDED_UNTIL` of the pass at the same pace: the pace alone.
+        let run = (PASS_BLENDED_UNTIL * 1000.0) as u64;
+        let secs = PASS_BLENDED_UNTIL * 100.0;
+        c.pass_progress(10 + run, 1000, at(2.0 + secs));
+        let left = 99.0 - secs;
+        assert!((c.eta(at(2.0 + secs)).as_secs_f64() - (left + after)).abs() < 1e-6);
         // The pass ends at 102 s; the next phase counts down what is left of the tier.
         c.pass_progress(1000, 1000, at(102.0));
         c.phase_started("predecessors", 10, 0, at(102.0));
@@ -486,15 +514,17 @@ mod tests {
         let t = c.tier_start;
         let at = |s: f64| t + Duration::from_secs_f64(s);
         // A resumed pass (half done) reporting first after 1 s, then going at 5% a second
-        // (a fifth of it, so its pace alone is taken): a whole pass is 1 + 20 s, so the tier
-        // takes 42 s at a share of one half, 4.2 times its estimate, and so will the next.
+        // (more than half of what it had left, `PASS_BLENDED_UNTIL`, so its pace alone is
+        // taken): a whole pass is
+        // 1 + 20 s, so the tier takes 42 s at a share of one half, 4.2 times its estimate,
+        // and so will the next.
         c.phase_started("successors", 100, 50, t);
         c.pass_progress(55, 100, at(1.0));
-        c.pass_progress(75, 100, at(5.0));
-        let eta = c.eta(at(5.0)).as_secs_f64();
+        c.pass_progress(80, 100, at(6.0));
+        let eta = c.eta(at(6.0)).as_secs_f64();
         let whole = 21.0;
         let expected =
-            0.25 * 20.0 + whole * (1.0 / PASS_SHARE - 1.0) + 90.0 * whole / PASS_SHARE / 10.0;
+            0.20 * 20.0 + whole * (1.0 / PASS_SHARE - 1.0) + 90.0 * whole / PASS_SHARE / 10.0;
         assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
         // A resumed pass does not set the share.
         c.tier_finished(100, Duration::from_secs(40));
@@ -555,6 +585,24 @@ mod tests {
     }
 
     #[test]
+    fn a_tier_out_of_core_after_the_one_in_progress_is_given_longer_already() {
+        // Regression: the tiers after the one in progress were estimated as in memory, so
+        // the line said a quarter too little until the out-of-core tier began (Kigogo 7
+        // under `--mem 512M`, its 7-seed tier 61% on disk, while its 6-seed tier finished).
+        // Two tiers of 200 and 2,000 positions, 110 s estimated: 10 s and 100 s in memory;
+        // the second holds 40% of its cells.
+        let c = RunClock::with_held(&[200, 2000], &[1.0, 0.4], Duration::from_secs(110));
+        let second = PASS_SHARE
+            + (1.0 - PASS_SHARE) * (1.0 + 0.6 * DEFAULT_LEVELS as f64 / LEVELS_PER_DOUBLING);
+        assert!(second > 1.0);
+        let eta = c.eta(c.tier_start).as_secs_f64();
+        assert!((eta - (10.0 + 100.0 * second)).abs() < 1e-6, "{eta}");
+        // The same run in memory: the estimate as it is.
+        let c = RunClock::new(&[200, 2000], Duration::from_secs(110));
+        assert!((c.eta(c.tier_start).as_secs_f64() - 110.0).abs() < 1e-6);
+    }
+
+    #[test]
     fn a_run_resumed_in_its_attractor_takes_the_attractor_pace() {
         // Two tiers of 2,000 and 4,000 positions (1,000 and 2,000 stored), 60 s estimated;
         // resumed in the first tier's attractor, its pass never seen by this process.
@@ -565,14 +613,15 @@ mod tests {
         // Until a tenth is decided, the estimate (20 s for the tier, 40 for the next).
         c.level_done(3, 50);
         let early = c.eta(at(5.0)).as_secs_f64();
-        assert!((early - c.eta_by_estimate(at(5.0), 2000, 4000)).abs() < 1e-9);
+        let (current, rest) = c.estimates();
+        assert!((early - c.eta_by_estimate(at(5.0), current, rest)).abs() < 1e-9);
         // 250 of 1,000 in 100 s: 300 s left, then the finish (a tenth of the estimated pass,
         // half of the tier's 20 s) and the next tier's 40 s.
         c.level_done(9, 250);
         let eta = c.eta(at(100.0)).as_secs_f64();
         let expected = 300.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
         assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
-        assert!(eta > c.eta_by_estimate(at(100.0), 2000, 4000));
+        assert!(eta > c.eta_by_estimate(at(100.0), current, rest));
     }
 
     #[test]
@@ -588,7 +637,8 @@ mod tests {
         // Until a tenth of the 200 left is decided here, the estimate.
         c.level_done(60, 810);
         let early = c.eta(at(5.0)).as_secs_f64();
-        assert!((early - c.eta_by_estimate(at(5.0), 2000, 4000)).abs() < 1e-9);
+        let (current, rest) = c.estimates();
+        assert!((early - c.eta_by_estimate(at(5.0), current, rest)).abs() < 1e-9);
         // 100 of the 200 in 50 s: 50 s left, then the finish and the next tier's 40 s.
         c.level_done(70, 900);
         let eta = c.eta(at(50.0)).as_secs_f64();
