@@ -207,7 +207,7 @@ impl TierProgress for Reporter {
         self.clock
             .lock()
             .expect("progress lock")
-            .level_done(level, decided);
+            .level_done(level, decided, Instant::now());
         let (tier, _) = *self.tier.lock().expect("progress lock");
         self.message(format!(
             "tier {tier}: attractor level {level}, {decided} positions decided"

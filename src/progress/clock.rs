@@ -41,12 +41,15 @@ pub struct RunClock {
 /// The attractor of the tier in progress, in stored positions (one side to move).
 #[derive(Debug, Clone, Copy)]
 struct AttractorWatch {
-    /// When it started (or resumed).
-    start: Instant,
     /// Positions decided before it started here (by the run it resumed).
     from: u64,
     /// Positions decided now, those before included.
     decided: u64,
+    /// When its first level here ended, and the positions decided then: its pace is taken
+    /// from there. A first level decides at once what the pass left decided (39% of Bao
+    /// mtaji 10's positions) and the next few little, so a pace taken from the start said
+    /// 29% too much there.
+    pace_from: Option<(Instant, u64)>,
 }
 
 /// A tier still to solve.
@@ -165,9 +168,9 @@ impl RunClock {
     pub fn phase_started(&mut self, name: &str, total: u64, done: u64, now: Instant) {
         if name == "attractor" {
             self.attractor = Some(AttractorWatch {
-                start: now,
                 from: done,
                 decided: done,
+                pace_from: None,
             });
         }
         if name == "successors" && total > 0 {
@@ -188,12 +191,13 @@ impl RunClock {
         }
     }
 
-    /// The attractor of the tier in progress finished `level`, `decided` positions decided
-    /// in all (stored positions: one side to move).
-    pub fn level_done(&mut self, level: u32, decided: u64) {
+    /// The attractor of the tier in progress finished `level` at `now`, `decided` positions
+    /// decided in all (stored positions: one side to move).
+    pub fn level_done(&mut self, level: u32, decided: u64, now: Instant) {
         self.tier_levels = self.tier_levels.max(level + 1);
         if let Some(a) = &mut self.attractor {
             a.decided = decided;
+            a.pace_from.get_or_insert((now, decided));
         }
     }
 
@@ -221,15 +225,16 @@ impl RunClock {
     }
 
     /// The time the attractor in progress needs for the positions it has left, at the pace
-    /// measured since it started (or resumed), once it has decided enough of what it had
-    /// left to say.
+    /// measured since its first level here ended, once it has decided enough of what it
+    /// had left then to say.
     fn attractor_left(&self, now: Instant) -> Option<f64> {
         let a = self.attractor?;
+        let (start, from) = a.pace_from?;
         let stored = self.tiers_left.front()?.positions / bawo_games::game::POSITIONS_PER_ENTRY;
-        let here = a.decided.saturating_sub(a.from) as f64;
-        let had_left = stored.saturating_sub(a.from) as f64;
+        let here = a.decided.saturating_sub(from) as f64;
+        let had_left = stored.saturating_sub(from) as f64;
         let left = stored.saturating_sub(a.decided) as f64;
-        let elapsed = now.saturating_duration_since(a.start).as_secs_f64();
+        let elapsed = now.saturating_duration_since(start).as_secs_f64();
         (here > 0.0 && here >= ATTRACTOR_TRUSTED_AFTER * had_left && elapsed >= 1.0)
             .then(|| elapsed * left / here)
     }
@@ -544,7 +549,7 @@ mod tests {
         c.pass_progress(1, 100, at(0.1));
         c.pass_progress(100, 100, at(10.0));
         c.phase_started("attractor", 0, 0, at(10.0));
-        c.level_done(29, 100);
+        c.level_done(29, 100, at(24.0));
         c.tier_finished(200, Duration::from_secs(25));
         assert!((c.pass_share - 0.4).abs() < 1e-9);
         assert_eq!(c.levels, Some(30));
@@ -565,18 +570,19 @@ mod tests {
         let pass = 100.0;
         let after = pass * 1.5 * factor;
         assert!((c.eta(at(100.0)).as_secs_f64() - after).abs() < 1e-6);
-        // In its attractor, once a tenth of the stored positions are decided, its own pace
-        // decides: 250 of 1,000 in 20 s leaves 60 s, then the finish.
+        // In its attractor, once a tenth of the positions left after its first level are
+        // decided, its own pace from there decides: 200 more of the 950 in 16 s leaves 60 s,
+        // then the finish.
         c.phase_started("attractor", 0, 0, at(120.0));
-        c.level_done(0, 50);
+        c.level_done(0, 50, at(124.0));
         let before = c.eta(at(130.0)).as_secs_f64();
         assert!((before - (after - 30.0)).abs() < 1e-6, "{before}");
-        c.level_done(1, 250);
+        c.level_done(1, 250, at(140.0));
         let eta = c.eta(at(140.0)).as_secs_f64();
         assert!((eta - (60.0 + FINISH_SHARE * pass)).abs() < 1e-6, "{eta}");
         // Its share, measured out of core over its own 60 levels, is kept as it would be in
         // memory.
-        c.level_done(59, 1000);
+        c.level_done(59, 1000, at(200.0));
         let factor = 1.0 + 0.6 * 60.0 / LEVELS_PER_DOUBLING;
         c.tier_finished(2000, Duration::from_secs_f64(pass + 1.5 * factor * pass));
         assert!((c.pass_share - 0.4).abs() < 1e-6, "{}", c.pass_share);
@@ -610,14 +616,15 @@ mod tests {
         let t = c.tier_start;
         let at = |s: f64| t + Duration::from_secs_f64(s);
         c.phase_started("attractor", 0, 0, t);
-        // Until a tenth is decided, the estimate (20 s for the tier, 40 for the next).
-        c.level_done(3, 50);
+        // Until a tenth of what its first level here left is decided, the estimate (20 s for
+        // the tier, 40 for the next).
+        c.level_done(3, 50, at(20.0));
         let early = c.eta(at(5.0)).as_secs_f64();
         let (current, rest) = c.estimates();
         assert!((early - c.eta_by_estimate(at(5.0), current, rest)).abs() < 1e-9);
-        // 250 of 1,000 in 100 s: 300 s left, then the finish (a tenth of the estimated pass,
-        // half of the tier's 20 s) and the next tier's 40 s.
-        c.level_done(9, 250);
+        // 200 more of the 950 in 80 s: 300 s left, then the finish (a tenth of the estimated
+        // pass, half of the tier's 20 s) and the next tier's 40 s.
+        c.level_done(9, 250, at(100.0));
         let eta = c.eta(at(100.0)).as_secs_f64();
         let expected = 300.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
         assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
@@ -634,13 +641,13 @@ mod tests {
         let at = |s: f64| t + Duration::from_secs_f64(s);
         // 800 of the tier's 1,000 stored positions were decided before the resume.
         c.phase_started("attractor", 0, 800, t);
-        // Until a tenth of the 200 left is decided here, the estimate.
-        c.level_done(60, 810);
+        // Until a tenth of the 190 left after its first level here is decided, the estimate.
+        c.level_done(60, 810, at(5.0));
         let early = c.eta(at(5.0)).as_secs_f64();
         let (current, rest) = c.estimates();
         assert!((early - c.eta_by_estimate(at(5.0), current, rest)).abs() < 1e-9);
-        // 100 of the 200 in 50 s: 50 s left, then the finish and the next tier's 40 s.
-        c.level_done(70, 900);
+        // 90 of the 190 in 45 s: 50 s left, then the finish and the next tier's 40 s.
+        c.level_done(70, 900, at(50.0));
         let eta = c.eta(at(50.0)).as_secs_f64();
         let expected = 50.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
         assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
