@@ -336,7 +336,12 @@ impl RunClock {
         };
         let (current_estimate, rest) = self.estimates();
         let Some((pass, ended)) = self.pass_time(now) else {
-            return Duration::from_secs_f64(self.eta_unseen_pass(now, current, rest));
+            return Duration::from_secs_f64(self.eta_unseen_pass(
+                now,
+                current,
+                current_estimate,
+                rest,
+            ));
         };
         let by_pass = self.eta_by_pass(now, pass, ended, current_estimate, rest);
         // A pass's first percents go faster than the rest (Kigogo 7's 7-seed tier: its pace
@@ -395,13 +400,13 @@ impl RunClock {
     /// tiers after it by the estimate; before that, the estimate. (A resumed Kigogo 9-seed
     /// run said 20 minutes left, from the estimate alone, with a fifth of its attractor's
     /// positions decided in 21 minutes.)
-    fn eta_unseen_pass(&self, now: Instant, current: u64, rest: f64) -> f64 {
+    fn eta_unseen_pass(&self, now: Instant, current: u64, estimate: f64, rest: f64) -> f64 {
         match self.attractor_left(now) {
             Some(left) => {
                 let pass = self.per_position * current as f64 * self.ratio * self.pass_share;
                 left + FINISH_SHARE * pass + rest * self.ratio
             }
-            None => self.eta_by_estimate(now, self.estimates().0, rest),
+            None => self.eta_by_estimate(now, estimate, rest),
         }
     }
 
