@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::plan::budget::{MemoryPlan, TierPlan, EDGE_MARGIN};
 use crate::plan::shape::TierShape;
+use crate::plan::space::pred_list_bytes;
 use bawo_games::game::Game;
 
 /// A tier's work per stored position, beside its edges, in units of the sample's bare
@@ -26,6 +27,14 @@ const OUT_OF_CORE_PER_EDGE: f64 = 2.5;
 // tier's cells on disk), Kigogo 8 (7 min 06 s; 34%, 2.1 in-tier edges a position), Bao
 // mtaji 10 (3 min 06 s, all held) and 11 (16 min 32 s; 62% on disk). The bare pass alone
 // (3.3 of it a position, as once) said 10% to 44% too little.
+
+/// How fast one thread writes predecessor lists into the page cache: Bao mtaji 9 seeds
+/// under `--mem 4G` (three ranges of 2^27 positions, too large for a range's file to be
+/// written beside the next one's build) wrote its 1.4 GB of lists in 4.7 s of its driving
+/// thread (`perf` samples), a third of its predecessor phase, with the other core idle.
+/// The three figures above, set on runs that write beside, did not see that time: the dry
+/// run said 29% too little.
+const INLINE_WRITE_BYTES_PER_SECOND: f64 = 300e6;
 
 /// Runs of consecutive positions of the largest tier whose successors are timed, spread
 /// evenly over it: consecutive, as the pass visits them (each run's first position is
@@ -93,16 +102,26 @@ pub struct TierWork {
     pub edges: f64,
     /// The share of its cells its attractor holds in memory.
     pub held: f64,
+    /// Bytes of predecessor lists written between two ranges' builds, with the workers
+    /// idle: all of them where the memory plan leaves no room to write a range's file beside
+    /// the next range's build ([`TierPlan::write_beside`]), else none.
+    pub written_inline: f64,
 }
 
 impl TierWork {
     /// A tier of the given shape and plan; `retired` where the lower tiers are retired
     /// before its attractor, which then holds more of its cells ([`TierPlan::held_share`]).
     pub fn of(shape: &TierShape, plan: &TierPlan, retired: bool) -> TierWork {
+        let inline = plan.ranges > 1 && !plan.write_beside;
         TierWork {
             stored: plan.states,
             edges: shape.edges_per_position / EDGE_MARGIN * plan.states as f64,
             held: plan.held_share(retired),
+            written_inline: if inline {
+                pred_list_bytes(shape, plan) * plan.states as f64
+            } else {
+                0.0
+            },
         }
     }
 }
@@ -112,7 +131,9 @@ pub fn tier_time(sample: &TimeSample, work: &TierWork, threads: usize) -> Durati
     let not_held = (1.0 - work.held).clamp(0.0, 1.0);
     let per_thread = PASSES_PER_POSITION * sample.seconds_per_position * work.stored as f64
         + SECONDS_PER_EDGE * work.edges * (1.0 + OUT_OF_CORE_PER_EDGE * not_held);
-    Duration::from_secs_f64(per_thread / threads.max(1) as f64)
+    Duration::from_secs_f64(
+        per_thread / threads.max(1) as f64 + work.written_inline / INLINE_WRITE_BYTES_PER_SECOND,
+    )
 }
 
 #[cfg(test)]
@@ -137,6 +158,7 @@ mod tests {
             stored: 1 << 30,
             edges: 0.5 * (1u64 << 30) as f64,
             held: 1.0,
+            written_inline: 0.0,
         };
         let denser = TierWork {
             edges: 2.0 * base.edges,
@@ -163,11 +185,62 @@ mod tests {
             stored: 1 << 28,
             edges: 3e8,
             held: 0.5,
+            written_inline: 0.0,
         };
         let one = secs(work, 1);
         assert!(one > 0.0);
         assert!((secs(work, 4) * 4.0 - one).abs() < 1e-9 * one);
         // No threads counts as one.
         assert_eq!(secs(work, 0), one);
+        // Lists written between builds take one thread's time, however many there are.
+        let inline = TierWork {
+            written_inline: 3e9,
+            ..work
+        };
+        let writing = 3e9 / INLINE_WRITE_BYTES_PER_SECOND;
+        for threads in [1, 2, 16] {
+            let more = secs(inline, threads) - secs(work, threads);
+            assert!((more - writing).abs() < 1e-9 * writing, "{threads}: {more}");
+        }
+    }
+
+    #[test]
+    fn lists_count_as_written_inline_only_where_the_plan_writes_none_beside() {
+        let shape = TierShape {
+            tier: 9,
+            states: 1 << 29,
+            edges_per_position: 1.5,
+            wide: false,
+            keys: 0,
+            key_table: 0,
+            narrow_cells: false,
+        };
+        let plan = |ranges: u64, write_beside: bool| TierPlan {
+            tier: 9,
+            states: 1 << 28,
+            range_bits: 27,
+            ranges,
+            wide: false,
+            keys: 0,
+            narrow_cells: false,
+            pass_share: 0,
+            compress_beside: false,
+            write_beside,
+            attractor_cells: 0,
+            lower_reserve: 0,
+        };
+        let lists = pred_list_bytes(&shape, &plan(2, false)) * (1u64 << 28) as f64;
+        assert!(lists > 0.0);
+        let inline = TierWork::of(&shape, &plan(2, false), false).written_inline;
+        assert!((inline - lists).abs() < 1e-6 * lists);
+        assert_eq!(
+            TierWork::of(&shape, &plan(2, true), false).written_inline,
+            0.0
+        );
+        // A tier of one range keeps its lists in memory.
+        assert_eq!(
+            TierWork::of(&shape, &plan(1, false), false).written_inline,
+            0.0
+        );
     }
 }

@@ -152,6 +152,13 @@ pub fn tier_peak(d: &TierDisk, lower_tables: u64, lower_bdb: u64, retires: bool)
         .expect("three moments")
 }
 
+/// Bytes of a tier's predecessor lists per stored position (its offsets and its sources),
+/// by the sample's edges without the memory plan's margin (see [`tier_disk`]).
+pub fn pred_list_bytes(shape: &TierShape, tp: &TierPlan) -> f64 {
+    let source = crate::work::graph::list_source_bytes(tp.wide, tp.keys) as f64;
+    PRED_OFFSET_BYTES + source * shape.edges_per_position / EDGE_MARGIN
+}
+
 /// The model of one tier's disk: out of core its work files peak either when the
 /// successor pass ends (packed cells, edge logs, due logs), while predecessor lists are built
 /// (edge logs are deleted by checkpoints, a 32nd of them at a time, as the lists are
@@ -164,7 +171,6 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget
     // came 15% (Kigogo 8) to 16% (Bawo n = 4, 15 seeds) under a model with it, nearly all
     // of it in the predecessor lists.
     let e = shape.edges_per_position / EDGE_MARGIN;
-    let source = crate::work::graph::list_source_bytes(tp.wide, tp.keys) as f64;
     let per_stored = |cells: f64, packed: f64, edges: f64, preds: f64, due: f64| WorkDisk {
         cells: (cells * stored) as u64,
         packed: (packed * stored) as u64,
@@ -189,7 +195,7 @@ pub fn tier_disk(shape: &TierShape, tp: &TierPlan, retires: bool, message_budget
             1 => EDGE_LOG_PLACE_BYTES,
             _ => edge_log_key_bytes(tp.range_bits),
         } * e;
-        let preds = PRED_OFFSET_BYTES + source * e;
+        let preds = pred_list_bytes(shape, tp);
         let at_successors = per_stored(0.0, PACKED_PASS_BYTES, edges, 0.0, DUE_BYTES);
         // The edge logs are deleted as the lists are built (up to a share of them wait for
         // the next checkpoint to delete them): the larger of the two, and that share.
