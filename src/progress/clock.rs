@@ -525,9 +525,8 @@ mod tests {
         let at = |s: f64| t + Duration::from_secs_f64(s);
         // A resumed pass (half done) reporting first after 1 s, then going at 5% a second
         // (more than half of what it had left, `PASS_BLENDED_UNTIL`, so its pace alone is
-        // taken): a whole pass is
-        // 1 + 20 s, so the tier takes 42 s at a share of one half, 4.2 times its estimate,
-        // and so will the next.
+        // taken): a whole pass is 1 + 20 s, so the tier takes 42 s at a share of one half,
+        // 4.2 times its estimate, and so will the next.
         c.phase_started("successors", 100, 50, t);
         c.pass_progress(55, 100, at(1.0));
         c.pass_progress(80, 100, at(6.0));

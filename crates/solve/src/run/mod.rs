@@ -325,26 +325,24 @@ fn announce_run<G: Game>(
 ) {
     let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
     let last = opts.plan.tiers.last().map(|t| t.tier);
-    let left_tiers: Vec<_> = opts
-        .plan
-        .tiers
+    // The tiers still to solve, each with its shape (the plan has a tier for each shape).
+    let left_tiers: Vec<_> = shapes
         .iter()
-        .filter(|t| manifest.record(t.tier).is_none())
+        .zip(&opts.plan.tiers)
+        .filter(|(_, t)| manifest.record(t.tier).is_none())
         .collect();
-    let to_solve: Vec<u64> = left_tiers.iter().map(|t| t.states).collect();
+    let to_solve: Vec<u64> = left_tiers.iter().map(|(_, t)| t.states).collect();
     // The last tier's attractor holds the lower tiers' share too, once it has retired them.
     let held = left_tiers
         .iter()
-        .map(|t| t.held_share(Some(t.tier) == last))
+        .map(|(_, t)| t.held_share(Some(t.tier) == last))
         .collect();
     let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
     let sample = time_sample(game, &opts.plan);
-    let estimate = shapes
+    let estimate = left_tiers
         .iter()
-        .zip(&opts.plan.tiers)
-        .filter(|(_, t)| manifest.record(t.tier).is_none())
-        .map(|(shape, t)| {
+        .map(|&(shape, t)| {
             // As if every cell were held: the clock adds the out-of-core part itself, from
             // the levels it sees ([`RunStart::estimate`]).
             let work = TierWork {
