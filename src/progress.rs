@@ -225,7 +225,7 @@ impl RunProgress for Reporter {
 
     fn run_started(&self, start: &RunStart) {
         *self.clock.lock().expect("progress lock") =
-            RunClock::with_held(&start.to_solve, &start.held, start.estimate);
+            RunClock::with_estimates(&start.to_solve, &start.held, &start.estimates);
         self.start_run_line(start.total, start.done);
     }
 

@@ -7,17 +7,18 @@ use std::time::{Duration, Instant};
 
 use bawo_games::units::{human_count, human_duration};
 
-/// What the whole-run line knows: the estimate made before the run, spread over the tiers
-/// still to solve by their positions, and how the last tier that took long enough to say
-/// compared with its share (the tiers grow, so the latest finished one is the best guide to
-/// the next).
+use shape::{PassProfile, PassShape};
+
+mod shape;
+
+/// What the whole-run line knows: the estimate made before the run of each tier still to
+/// solve, and how the last tier that took long enough to say compared with its estimate
+/// (the tiers grow, so the latest finished one is the best guide to the next).
 #[derive(Debug, Clone)]
 pub struct RunClock {
     start: Instant,
     /// Positions of each tier still to solve, the one in progress first.
     tiers_left: std::collections::VecDeque<TierLeft>,
-    /// Estimated seconds per position.
-    per_position: f64,
     /// Time taken over time estimated, for the latest tier that took at least a second.
     ratio: f64,
     /// Positions of tiers finished by this run.
@@ -36,6 +37,9 @@ pub struct RunClock {
     tier_levels: u32,
     /// The attractor of the tier in progress.
     attractor: Option<AttractorWatch>,
+    /// How the latest whole successor pass's time was spread over its positions (before
+    /// one has said, evenly): the pass in progress is taken to slow down as it did.
+    shape: PassShape,
 }
 
 /// The attractor of the tier in progress, in stored positions (one side to move).
@@ -59,6 +63,13 @@ struct TierLeft {
     positions: u64,
     /// The share of its cells its attractor holds in memory.
     held: f64,
+    /// Its estimated seconds, as the dry run makes them, out of core included. Each tier
+    /// keeps its own: the positions of larger tiers take longer where their cells and the
+    /// lower tiers' copies outgrow the memory (Bawo `n = 4` 20 seeds: 72 ns a position in
+    /// its 17-seed tier, 106 in its 20-seed tier, which the dry run's out-of-core term
+    /// foresees in part), and a ratio taken from a tier in memory and spread by positions
+    /// over the tiers after it said a quarter too little.
+    estimate: f64,
 }
 
 /// The successor pass of the tier in progress: its share of the tier's time is about the
@@ -76,6 +87,8 @@ struct PassWatch {
     first: Option<(Instant, f64)>,
     /// The fraction done now.
     fraction: f64,
+    /// Its time at each of its reports since the first.
+    profile: Option<PassProfile>,
     /// Its time, once the next phase started.
     took: Option<f64>,
     /// Whether the tier's phase after the pass has started.
@@ -132,7 +145,8 @@ fn out_of_core_factor(held: f64, levels: Option<u32>) -> f64 {
 const CALIBRATES_AFTER: Duration = Duration::from_secs(1);
 
 impl RunClock {
-    /// A run of tiers of `tiers` positions, estimated to take `estimate`.
+    /// A run of tiers of `tiers` positions, estimated to take `estimate` in all, spread over
+    /// them by their positions.
     pub fn new(tiers: &[u64], estimate: Duration) -> RunClock {
         RunClock::with_held(tiers, &[], estimate)
     }
@@ -140,8 +154,18 @@ impl RunClock {
     /// [`RunClock::new`], where the attractor of each tier holds `held` of its cells in
     /// memory (a tier not named holds them all).
     pub fn with_held(tiers: &[u64], held: &[f64], estimate: Duration) -> RunClock {
+        let positions: u64 = tiers.iter().sum::<u64>().max(1);
+        let estimates: Vec<Duration> = tiers
+            .iter()
+            .map(|&t| estimate.mul_f64(t as f64 / positions as f64))
+            .collect();
+        RunClock::with_estimates(tiers, held, &estimates)
+    }
+
+    /// [`RunClock::with_held`], each tier estimated on its own (`estimates`, one for each of
+    /// `tiers`, out of core included).
+    pub fn with_estimates(tiers: &[u64], held: &[f64], estimates: &[Duration]) -> RunClock {
         let now = Instant::now();
-        let positions: u64 = tiers.iter().sum();
         RunClock {
             levels: None,
             tier_levels: 0,
@@ -153,14 +177,15 @@ impl RunClock {
                 .map(|(i, &positions)| TierLeft {
                     positions,
                     held: held.get(i).copied().unwrap_or(1.0),
+                    estimate: estimates.get(i).map_or(0.0, Duration::as_secs_f64),
                 })
                 .collect(),
-            per_position: estimate.as_secs_f64() / positions.max(1) as f64,
             ratio: 1.0,
             finished: 0,
             tier_start: now,
             pass: None,
             pass_share: PASS_SHARE,
+            shape: PassShape::even(),
         }
     }
 
@@ -180,6 +205,7 @@ impl RunClock {
                 from,
                 first: None,
                 fraction: from,
+                profile: None,
                 took: None,
                 ended_at: None,
             });
@@ -201,19 +227,10 @@ impl RunClock {
         }
     }
 
-    /// How much longer than in memory a tier whose attractor holds `held` of its cells
-    /// takes: its phases after the pass by [`out_of_core_factor`], its pass as it is.
-    fn tier_factor(&self, held: f64) -> f64 {
-        self.pass_share + (1.0 - self.pass_share) * out_of_core_factor(held, self.levels)
-    }
-
-    /// The estimate of the tier in progress, and of the tiers after it, each scaled for
-    /// the share of its cells held ([`RunClock::tier_factor`]) but not by the latest ratio.
+    /// The estimate of the tier in progress, and of the tiers after it, not yet scaled by
+    /// the latest ratio.
     fn estimates(&self) -> (f64, f64) {
-        let mut tiers = self
-            .tiers_left
-            .iter()
-            .map(|t| self.per_position * t.positions as f64 * self.tier_factor(t.held));
+        let mut tiers = self.tiers_left.iter().map(|t| t.estimate);
         let current = tiers.next().unwrap_or(0.0);
         (current, tiers.sum())
     }
@@ -256,24 +273,30 @@ impl RunClock {
                 w.fraction = done as f64 / total as f64;
                 if w.first.is_none() && w.fraction > w.from {
                     w.first = Some((now, w.fraction));
+                    w.profile = Some(PassProfile::new(w.fraction));
+                }
+                if let (Some((first_at, _)), Some(profile)) = (w.first, &mut w.profile) {
+                    let since = now.saturating_duration_since(first_at).as_secs_f64();
+                    profile.record(w.fraction, since);
                 }
             }
         }
     }
 
     /// The time the successor pass in progress needs for the positions it has left, at the
-    /// pace measured since its first report.
+    /// pace measured since its first report, slowing down as the latest whole pass did.
     fn pass_left(&self, now: Instant) -> f64 {
         let Some(w) = self.pass else { return 0.0 };
         let Some((first_at, first)) = w.first else {
             return 0.0;
         };
-        let progress = w.fraction - first;
+        let done = self.shape.time_share(w.fraction);
+        let progress = done - self.shape.time_share(first);
         let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
         if progress <= 0.0 {
             return 0.0;
         }
-        (1.0 - w.fraction) * elapsed / progress
+        (1.0 - done) * elapsed / progress
     }
 
     /// The time a whole successor pass of the tier in progress takes at the pace measured,
@@ -290,26 +313,38 @@ impl RunClock {
                 let progress = w.fraction - first;
                 let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
                 let setup = first_at.saturating_duration_since(w.start).as_secs_f64();
-                // A whole pass: its setup, then every position at the pace since.
-                (progress >= PASS_TRUSTED_AFTER && elapsed >= 1.0)
-                    .then(|| (setup + elapsed / progress, None))
+                // A whole pass: its setup, then every position at the pace since, slowing
+                // down as the latest whole pass did.
+                let share = self.shape.time_share(w.fraction) - self.shape.time_share(first);
+                (progress >= PASS_TRUSTED_AFTER && share > 0.0 && elapsed >= 1.0)
+                    .then(|| (setup + elapsed / share, None))
             }
         }
     }
 
     /// A tier of `positions` finished after `took`.
     pub fn tier_finished(&mut self, positions: u64, took: Duration) {
-        let held = self.tiers_left.pop_front().map_or(1.0, |t| t.held);
+        let (held, estimate) = self
+            .tiers_left
+            .pop_front()
+            .map_or((1.0, 0.0), |t| (t.held, t.estimate));
         self.finished += positions;
-        let expected = self.per_position * positions as f64 * self.tier_factor(held);
-        if took >= CALIBRATES_AFTER && expected > 0.0 {
-            self.ratio = (took.as_secs_f64() / expected).clamp(0.05, 20.0);
+        if took >= CALIBRATES_AFTER && estimate > 0.0 {
+            self.ratio = (took.as_secs_f64() / estimate).clamp(0.05, 20.0);
         }
         let levels = (self.tier_levels > 0).then_some(self.tier_levels);
         // A whole pass's share of the whole tier's time (a resumed one says nothing), as it
         // would be with every cell held.
         if let Some(w) = self.pass.take() {
             if let (Some(pass), true) = (w.took, w.from == 0.0 && took >= CALIBRATES_AFTER) {
+                // Its shape, timed from its first report to its end.
+                let timed = pass >= CALIBRATES_AFTER.as_secs_f64();
+                if let (Some(profile), Some((first_at, _)), true) = (w.profile, w.first, timed) {
+                    let setup = first_at.saturating_duration_since(w.start).as_secs_f64();
+                    if let Some(shape) = profile.shape(pass - setup) {
+                        self.shape = shape;
+                    }
+                }
                 let after = (took.as_secs_f64() / pass.max(1e-9) - 1.0).max(0.0)
                     / out_of_core_factor(held, levels.or(self.levels));
                 self.pass_share = (1.0 / (1.0 + after)).clamp(0.1, 1.0);
@@ -331,17 +366,12 @@ impl RunClock {
     /// (measured on the latest tier), and the tiers after it scaled by how this tier compares
     /// with its estimate.
     pub fn eta(&self, now: Instant) -> Duration {
-        let Some(current) = self.tiers_left.front().map(|t| t.positions) else {
+        if self.tiers_left.is_empty() {
             return Duration::ZERO;
-        };
+        }
         let (current_estimate, rest) = self.estimates();
         let Some((pass, ended)) = self.pass_time(now) else {
-            return Duration::from_secs_f64(self.eta_unseen_pass(
-                now,
-                current,
-                current_estimate,
-                rest,
-            ));
+            return Duration::from_secs_f64(self.eta_unseen_pass(now, current_estimate, rest));
         };
         let by_pass = self.eta_by_pass(now, pass, ended, current_estimate, rest);
         // A pass's first percents go faster than the rest (Kigogo 7's 7-seed tier: its pace
@@ -400,10 +430,11 @@ impl RunClock {
     /// tiers after it by the estimate; before that, the estimate. (A resumed Kigogo 9-seed
     /// run said 20 minutes left, from the estimate alone, with a fifth of its attractor's
     /// positions decided in 21 minutes.)
-    fn eta_unseen_pass(&self, now: Instant, current: u64, estimate: f64, rest: f64) -> f64 {
+    fn eta_unseen_pass(&self, now: Instant, estimate: f64, rest: f64) -> f64 {
         match self.attractor_left(now) {
             Some(left) => {
-                let pass = self.per_position * current as f64 * self.ratio * self.pass_share;
+                // The tier's pass, by its share of the estimate for the tier.
+                let pass = estimate * self.ratio / (1.0 + self.after_pass_ratio());
                 left + FINISH_SHARE * pass + rest * self.ratio
             }
             None => self.eta_by_estimate(now, estimate, rest),
@@ -446,225 +477,4 @@ impl RunClock {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_whole_run_eta_follows_the_estimate_then_the_latest_tier() {
-        // Three tiers, 100 s estimated for 1,000 positions: 10, 30 and 60 s by their shares.
-        let mut c = RunClock::new(&[100, 300, 600], Duration::from_secs(100));
-        let t = c.tier_start;
-        assert_eq!(c.eta(t), Duration::from_secs(100));
-        assert_eq!(c.eta(t + Duration::from_secs(4)), Duration::from_secs(96));
-        // The first tier took twice its share: the rest takes twice its estimate too.
-        c.tier_finished(100, Duration::from_secs(20));
-        let t = c.tier_start;
-        assert_eq!(c.eta(t).as_secs(), 180);
-        assert_eq!(c.eta(t + Duration::from_secs(50)).as_secs(), 130);
-        // The tier in progress runs over its 60 s: it is taken as nearly done, and the tier
-        // after it as slower by as much.
-        let late = c.eta(t + Duration::from_secs(120)).as_secs_f64();
-        assert!((late - (6.0 + 120.0 * 2.0)).abs() < 1e-6, "{late}");
-        // The second tier took its share exactly: the ratio is 1 again; a quick tier (under
-        // a second) leaves the ratio as it was.
-        c.tier_finished(300, Duration::from_secs(30));
-        assert_eq!(c.eta(c.tier_start).as_secs(), 60);
-        c.tier_finished(600, Duration::from_millis(10));
-        assert_eq!(c.eta(c.tier_start), Duration::ZERO);
-        let line = c.line(1000, 1000, c.start + Duration::from_secs(125));
-        assert_eq!(
-            line,
-            "whole run: 1.0 k / 1.0 k positions (100%), 8/s, elapsed 2m 05s, eta 0s"
-        );
-    }
-
-    #[test]
-    fn the_eta_follows_the_successor_pass_once_it_has_run_a_while() {
-        // One tier estimated at 100 s.
-        let mut c = RunClock::new(&[1000], Duration::from_secs(100));
-        let t = c.tier_start;
-        let at = |s: f64| t + Duration::from_secs_f64(s);
-        c.phase_started("successors", 1000, 0, t);
-        // The pass reports first after 2 s of setup (its copies of the lower tiers): too
-        // early to trust a pace, so the estimate.
-        c.pass_progress(10, 1000, at(2.0));
-        assert!((c.eta(at(2.5)).as_secs_f64() - 97.5).abs() < 1e-6);
-        // 10% more in 10 s: a whole pass takes 2 + 100 s; 89 s of it are left, then the
-        // rest of the tier by the pass's share (one half before any tier measured it). A
-        // tenth of the pass has run since its first report: that, blended with the estimate
-        // in proportion to how far it is towards `PASS_BLENDED_UNTIL` of what was left then.
-        c.pass_progress(110, 1000, at(12.0));
-        let whole = 102.0;
-        let after = whole * (1.0 / PASS_SHARE - 1.0);
-        let trust = 0.1 / (0.99 * PASS_BLENDED_UNTIL);
-        let blended = trust * (89.0 + after) + (1.0 - trust) * (100.0 - 12.0);
-        assert!((c.eta(at(12.0)).as_secs_f64() - blended).abs() < 1e-6);
-        // `PASS_BLENDED_UNTIL` of the pass at the same pace: the pace alone.
-        let run = (PASS_BLENDED_UNTIL * 1000.0) as u64;
-        let secs = PASS_BLENDED_UNTIL * 100.0;
-        c.pass_progress(10 + run, 1000, at(2.0 + secs));
-        let left = 99.0 - secs;
-        assert!((c.eta(at(2.0 + secs)).as_secs_f64() - (left + after)).abs() < 1e-6);
-        // The pass ends at 102 s; the next phase counts down what is left of the tier.
-        c.pass_progress(1000, 1000, at(102.0));
-        c.phase_started("predecessors", 10, 0, at(102.0));
-        assert!((c.eta(at(130.0)).as_secs_f64() - (after - 28.0)).abs() < 1e-6);
-        // Past it, the tier is taken as nearly done.
-        let late = c.eta(at(300.0)).as_secs_f64();
-        assert!((late - 198.0 / 20.0).abs() < 1e-6, "{late}");
-        // The tier took 255 s: its pass was 40% of it, the share the next tier's ETA takes.
-        c.tier_finished(1000, Duration::from_secs(255));
-        assert!((c.pass_share - 0.4).abs() < 1e-9);
-    }
-
-    #[test]
-    fn the_pace_of_a_pass_sets_the_eta_of_the_tiers_after_it() {
-        // Two tiers of 100 and 900 positions, 100 s estimated: 10 s and 90 s.
-        let mut c = RunClock::new(&[100, 900], Duration::from_secs(100));
-        let t = c.tier_start;
-        let at = |s: f64| t + Duration::from_secs_f64(s);
-        // A resumed pass (half done) reporting first after 1 s, then going at 5% a second
-        // (more than half of what it had left, `PASS_BLENDED_UNTIL`, so its pace alone is
-        // taken): a whole pass is 1 + 20 s, so the tier takes 42 s at a share of one half,
-        // 4.2 times its estimate, and so will the next.
-        c.phase_started("successors", 100, 50, t);
-        c.pass_progress(55, 100, at(1.0));
-        c.pass_progress(80, 100, at(6.0));
-        let eta = c.eta(at(6.0)).as_secs_f64();
-        let whole = 21.0;
-        let expected =
-            0.20 * 20.0 + whole * (1.0 / PASS_SHARE - 1.0) + 90.0 * whole / PASS_SHARE / 10.0;
-        assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
-        // A resumed pass does not set the share.
-        c.tier_finished(100, Duration::from_secs(40));
-        assert_eq!(c.pass_share, PASS_SHARE);
-    }
-
-    #[test]
-    fn a_tier_out_of_core_is_given_longer_after_its_pass_and_its_attractor_its_own_pace() {
-        // Two tiers of 200 and 2,000 positions (100 and 1,000 stored), 110 s estimated; the
-        // second's attractor holds 40% of its cells.
-        let mut c = RunClock::with_held(&[200, 2000], &[1.0, 0.4], Duration::from_secs(110));
-        let t = c.tier_start;
-        let at = |s: f64| t + Duration::from_secs_f64(s);
-        // The first tier: a pass of 10 s, 30 levels, 25 s in all; in memory, so its share
-        // is taken as it is.
-        c.phase_started("successors", 100, 0, t);
-        c.pass_progress(1, 100, at(0.1));
-        c.pass_progress(100, 100, at(10.0));
-        c.phase_started("attractor", 0, 0, at(10.0));
-        c.level_done(29, 100, at(24.0));
-        c.tier_finished(200, Duration::from_secs(25));
-        assert!((c.pass_share - 0.4).abs() < 1e-9);
-        assert_eq!(c.levels, Some(30));
-        // Before its pass has said anything, the second tier's estimate (100 s at the
-        // first tier's ratio of 2.5) is scaled for the phases after its pass.
-        let t = c.tier_start;
-        let at = |s: f64| t + Duration::from_secs_f64(s);
-        let factor = 1.0 + 0.6 * 30.0 / LEVELS_PER_DOUBLING;
-        let first = c.eta(t).as_secs_f64();
-        let expected = 100.0 * 2.5 * (0.4 + 0.6 * factor);
-        assert!((first - expected).abs() < 1e-6, "{first} {expected}");
-        // The second tier's pass takes 100 s: the rest of the tier in memory would take
-        // 150 s, out of core `factor` times that.
-        c.phase_started("successors", 1000, 0, t);
-        c.pass_progress(10, 1000, at(1.0));
-        c.pass_progress(1000, 1000, at(100.0));
-        c.phase_started("predecessors", 10, 0, at(100.0));
-        let pass = 100.0;
-        let after = pass * 1.5 * factor;
-        assert!((c.eta(at(100.0)).as_secs_f64() - after).abs() < 1e-6);
-        // In its attractor, once a tenth of the positions left after its first level are
-        // decided, its own pace from there decides: 200 more of the 950 in 16 s leaves 60 s,
-        // then the finish.
-        c.phase_started("attractor", 0, 0, at(120.0));
-        c.level_done(0, 50, at(124.0));
-        let before = c.eta(at(130.0)).as_secs_f64();
-        assert!((before - (after - 30.0)).abs() < 1e-6, "{before}");
-        c.level_done(1, 250, at(140.0));
-        let eta = c.eta(at(140.0)).as_secs_f64();
-        assert!((eta - (60.0 + FINISH_SHARE * pass)).abs() < 1e-6, "{eta}");
-        // Its share, measured out of core over its own 60 levels, is kept as it would be in
-        // memory.
-        c.level_done(59, 1000, at(200.0));
-        let factor = 1.0 + 0.6 * 60.0 / LEVELS_PER_DOUBLING;
-        c.tier_finished(2000, Duration::from_secs_f64(pass + 1.5 * factor * pass));
-        assert!((c.pass_share - 0.4).abs() < 1e-6, "{}", c.pass_share);
-        assert_eq!(c.levels, Some(60));
-        assert_eq!(c.eta(c.tier_start), Duration::ZERO);
-    }
-
-    #[test]
-    fn a_tier_out_of_core_after_the_one_in_progress_is_given_longer_already() {
-        // Regression: the tiers after the one in progress were estimated as in memory, so
-        // the line said a quarter too little until the out-of-core tier began (Kigogo 7
-        // under `--mem 512M`, its 7-seed tier 61% on disk, while its 6-seed tier finished).
-        // Two tiers of 200 and 2,000 positions, 110 s estimated: 10 s and 100 s in memory;
-        // the second holds 40% of its cells.
-        let c = RunClock::with_held(&[200, 2000], &[1.0, 0.4], Duration::from_secs(110));
-        let second = PASS_SHARE
-            + (1.0 - PASS_SHARE) * (1.0 + 0.6 * DEFAULT_LEVELS as f64 / LEVELS_PER_DOUBLING);
-        assert!(second > 1.0);
-        let eta = c.eta(c.tier_start).as_secs_f64();
-        assert!((eta - (10.0 + 100.0 * second)).abs() < 1e-6, "{eta}");
-        // The same run in memory: the estimate as it is.
-        let c = RunClock::new(&[200, 2000], Duration::from_secs(110));
-        assert!((c.eta(c.tier_start).as_secs_f64() - 110.0).abs() < 1e-6);
-    }
-
-    #[test]
-    fn a_run_resumed_in_its_attractor_takes_the_attractor_pace() {
-        // Two tiers of 2,000 and 4,000 positions (1,000 and 2,000 stored), 60 s estimated;
-        // resumed in the first tier's attractor, its pass never seen by this process.
-        let mut c = RunClock::new(&[2000, 4000], Duration::from_secs(60));
-        let t = c.tier_start;
-        let at = |s: f64| t + Duration::from_secs_f64(s);
-        c.phase_started("attractor", 0, 0, t);
-        // Until a tenth of what its first level here left is decided, the estimate (20 s for
-        // the tier, 40 for the next).
-        c.level_done(3, 50, at(20.0));
-        let early = c.eta(at(5.0)).as_secs_f64();
-        let (current, rest) = c.estimates();
-        assert!((early - c.eta_by_estimate(at(5.0), current, rest)).abs() < 1e-9);
-        // 200 more of the 950 in 80 s: 300 s left, then the finish (a tenth of the estimated
-        // pass, half of the tier's 20 s) and the next tier's 40 s.
-        c.level_done(9, 250, at(100.0));
-        let eta = c.eta(at(100.0)).as_secs_f64();
-        let expected = 300.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
-        assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
-        assert!(eta > c.eta_by_estimate(at(100.0), current, rest));
-    }
-
-    #[test]
-    fn a_resumed_attractor_is_timed_on_what_it_had_left() {
-        // Regression: a run resumed with most of its tier decided counted decided positions
-        // from the resume, so its pace was taken as that of the whole tier (the line's ETA
-        // several times too long) and the whole-run line did not move through the tier.
-        let mut c = RunClock::new(&[2000, 4000], Duration::from_secs(60));
-        let t = c.tier_start;
-        let at = |s: f64| t + Duration::from_secs_f64(s);
-        // 800 of the tier's 1,000 stored positions were decided before the resume.
-        c.phase_started("attractor", 0, 800, t);
-        // Until a tenth of the 190 left after its first level here is decided, the estimate.
-        c.level_done(60, 810, at(5.0));
-        let early = c.eta(at(5.0)).as_secs_f64();
-        let (current, rest) = c.estimates();
-        assert!((early - c.eta_by_estimate(at(5.0), current, rest)).abs() < 1e-9);
-        // 90 of the 190 in 45 s: 50 s left, then the finish and the next tier's 40 s.
-        c.level_done(70, 900, at(50.0));
-        let eta = c.eta(at(50.0)).as_secs_f64();
-        let expected = 50.0 + FINISH_SHARE * 20.0 * PASS_SHARE + 40.0;
-        assert!((eta - expected).abs() < 1e-6, "{eta} {expected}");
-        // The line counts the tier's decided positions (both sides to move): 1,800 of
-        // 6,000; its rate only those decided here, 200 in 50 s.
-        let line = c.line(0, 6000, at(50.0));
-        assert!(
-            line.contains("1.8 k / 6.0 k positions (30%), 4/s"),
-            "{line}"
-        );
-        // Once the tier is finished, its positions count once.
-        c.tier_finished(2000, Duration::from_secs(60));
-        let line = c.line(2000, 6000, at(60.0));
-        assert!(line.contains("2.0 k / 6.0 k positions (33%)"), "{line}");
-    }
-}
+mod tests;

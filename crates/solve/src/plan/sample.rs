@@ -42,9 +42,20 @@ const INLINE_WRITE_BYTES_PER_SECOND: f64 = 300e6;
 const SAMPLE_RUNS: u64 = 16;
 /// Positions in each run.
 const RUN_POSITIONS: u64 = 1024;
-/// The sample is timed this many times and the fastest kept: a sample of a few
+/// The sample is timed at least this many times and the median kept: a sample of a few
 /// milliseconds taken once says more about the machine's other load than about the game.
 const SAMPLE_REPEATS: usize = 3;
+
+/// ... and again until this long has passed (at most [`SAMPLE_MAX_REPEATS`] times): the
+/// fastest of three timings of a millisecond or two each could fall within one hiccup of
+/// a shared machine (Bawo `n = 4` 18 seeds' dry run once said 376 s where it said 279 to
+/// 312 s in six runs around it; its run took 293 s). The median of a quarter second's
+/// timings is the machine's usual pace; their fastest, 10% quicker than that, is not what
+/// a run of minutes sees.
+const SAMPLE_SECONDS: f64 = 0.25;
+
+/// The most times the sample is timed.
+const SAMPLE_MAX_REPEATS: usize = 200;
 
 /// The timed sample the time estimate rests on.
 #[derive(Debug, Clone, Copy, Serialize)]
@@ -73,8 +84,12 @@ pub fn time_sample<G: Game>(game: &G, plan: &MemoryPlan) -> TimeSample {
     let per_run = RUN_POSITIONS.min(largest.states / runs).max(1);
     let step = largest.states / runs;
     let mut succ = Vec::with_capacity(64);
-    let mut fastest = f64::INFINITY;
-    for _ in 0..SAMPLE_REPEATS {
+    let mut timings = Vec::new();
+    let began = Instant::now();
+    for repeat in 0..SAMPLE_MAX_REPEATS {
+        if repeat >= SAMPLE_REPEATS && began.elapsed().as_secs_f64() >= SAMPLE_SECONDS {
+            break;
+        }
         let start = Instant::now();
         for r in 0..runs {
             let from = r * step;
@@ -83,13 +98,23 @@ pub fn time_sample<G: Game>(game: &G, plan: &MemoryPlan) -> TimeSample {
                 game.successors(pos, &mut succ);
             });
         }
-        fastest = fastest.min(start.elapsed().as_secs_f64());
+        timings.push(start.elapsed().as_secs_f64());
     }
     let positions = runs * per_run;
     TimeSample {
         seeds: game.tier_seeds(largest.tier),
         positions,
-        seconds_per_position: fastest / positions as f64,
+        seconds_per_position: median(&mut timings) / positions as f64,
+    }
+}
+
+/// The middle of `values` (the mean of the two middle ones where they are even).
+fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => values[n / 2],
+        n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
     }
 }
 

@@ -150,13 +150,14 @@ pub struct RunStart {
     pub done: u64,
     /// Positions of each tier still to solve, in the order they will be solved.
     pub to_solve: Vec<u64>,
-    /// The estimated time of the tiers still to solve, as if their attractors held every
-    /// cell in memory (the dry run's model without its out-of-core part): the clock scales
-    /// a tier out of core by `held` and the levels of the tier before, which it has seen.
-    pub estimate: Duration,
+    /// The estimated time of each tier still to solve, as the dry run makes it (its
+    /// out-of-core part included): the clock corrects them by how the tiers before compared
+    /// with theirs.
+    pub estimates: Vec<Duration>,
     /// For each tier still to solve, the share of its cells its attractor holds in memory
     /// (1 for a tier of one range): the rest it changes on disk at each level, which makes
-    /// its attractor slower beside its successor pass.
+    /// the phases after its successor pass slower beside the pass (the clock foresees the
+    /// tier's end from its pass's pace by it).
     pub held: Vec<f64>,
 }
 

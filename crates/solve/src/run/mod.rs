@@ -340,23 +340,23 @@ fn announce_run<G: Game>(
     let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
     let sample = time_sample(game, &opts.plan);
-    let estimate = left_tiers
+    // Each tier's estimate as the dry run makes it, its out-of-core part included: the
+    // clock corrects them by how the tiers before compared with theirs.
+    let estimates = left_tiers
         .iter()
         .map(|&(shape, t)| {
-            // As if every cell were held: the clock adds the out-of-core part itself, from
-            // the levels it sees ([`RunStart::estimate`]).
-            let work = TierWork {
-                held: 1.0,
-                ..TierWork::of(shape, t, false)
-            };
-            tier_time(&sample, &work, threads)
+            tier_time(
+                &sample,
+                &TierWork::of(shape, t, Some(t.tier) == last),
+                threads,
+            )
         })
-        .sum();
+        .collect();
     progress.run_started(&RunStart {
         total: total * POSITIONS_PER_ENTRY,
         done: (total - left) * POSITIONS_PER_ENTRY,
         to_solve: to_solve.iter().map(|s| s * POSITIONS_PER_ENTRY).collect(),
-        estimate,
+        estimates,
         held,
     });
 }
