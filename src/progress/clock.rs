@@ -274,8 +274,7 @@ impl RunClock {
                 if w.first.is_none() && w.fraction > w.from {
                     w.first = Some((now, w.fraction));
                     w.profile = Some(PassProfile::new(w.fraction));
-                }
-                if let (Some((first_at, _)), Some(profile)) = (w.first, &mut w.profile) {
+                } else if let (Some((first_at, _)), Some(profile)) = (w.first, &mut w.profile) {
                     let since = now.saturating_duration_since(first_at).as_secs_f64();
                     profile.record(w.fraction, since);
                 }
@@ -283,20 +282,24 @@ impl RunClock {
         }
     }
 
+    /// The successor pass in progress since its first report, read against the latest
+    /// whole pass's shape: the seconds since that report, the share of a whole pass's time
+    /// its positions done so far take, and the share of it run since that report.
+    fn pass_seen(&self, now: Instant) -> Option<(f64, f64, f64)> {
+        let w = self.pass?;
+        let (first_at, first) = w.first?;
+        let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
+        let done = self.shape.time_share(w.fraction);
+        Some((elapsed, done, done - self.shape.time_share(first)))
+    }
+
     /// The time the successor pass in progress needs for the positions it has left, at the
     /// pace measured since its first report, slowing down as the latest whole pass did.
     fn pass_left(&self, now: Instant) -> f64 {
-        let Some(w) = self.pass else { return 0.0 };
-        let Some((first_at, first)) = w.first else {
-            return 0.0;
-        };
-        let done = self.shape.time_share(w.fraction);
-        let progress = done - self.shape.time_share(first);
-        let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
-        if progress <= 0.0 {
-            return 0.0;
+        match self.pass_seen(now) {
+            Some((elapsed, done, since)) if since > 0.0 => (1.0 - done) * elapsed / since,
+            _ => 0.0,
         }
-        (1.0 - done) * elapsed / progress
     }
 
     /// The time a whole successor pass of the tier in progress takes at the pace measured,
@@ -310,14 +313,12 @@ impl RunClock {
             Some(_) => None,
             None => {
                 let (first_at, first) = w.first?;
-                let progress = w.fraction - first;
-                let elapsed = now.saturating_duration_since(first_at).as_secs_f64();
+                let (elapsed, _, since) = self.pass_seen(now)?;
                 let setup = first_at.saturating_duration_since(w.start).as_secs_f64();
                 // A whole pass: its setup, then every position at the pace since, slowing
                 // down as the latest whole pass did.
-                let share = self.shape.time_share(w.fraction) - self.shape.time_share(first);
-                (progress >= PASS_TRUSTED_AFTER && share > 0.0 && elapsed >= 1.0)
-                    .then(|| (setup + elapsed / share, None))
+                (w.fraction - first >= PASS_TRUSTED_AFTER && since > 0.0 && elapsed >= 1.0)
+                    .then(|| (setup + elapsed / since, None))
             }
         }
     }

@@ -332,26 +332,22 @@ fn announce_run<G: Game>(
         .filter(|(_, t)| manifest.record(t.tier).is_none())
         .collect();
     let to_solve: Vec<u64> = left_tiers.iter().map(|(_, t)| t.states).collect();
-    // The last tier's attractor holds the lower tiers' share too, once it has retired them.
-    let held = left_tiers
+    // Each tier's work as the dry run models it: the last tier's attractor holds the lower
+    // tiers' share too, once it has retired them.
+    let works: Vec<TierWork> = left_tiers
         .iter()
-        .map(|(_, t)| t.held_share(Some(t.tier) == last))
+        .map(|&(shape, t)| TierWork::of(shape, t, Some(t.tier) == last))
         .collect();
     let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
     let sample = time_sample(game, &opts.plan);
     // Each tier's estimate as the dry run makes it, its out-of-core part included: the
     // clock corrects them by how the tiers before compared with theirs.
-    let estimates = left_tiers
+    let estimates = works
         .iter()
-        .map(|&(shape, t)| {
-            tier_time(
-                &sample,
-                &TierWork::of(shape, t, Some(t.tier) == last),
-                threads,
-            )
-        })
+        .map(|work| tier_time(&sample, work, threads))
         .collect();
+    let held = works.iter().map(|work| work.held).collect();
     progress.run_started(&RunStart {
         total: total * POSITIONS_PER_ENTRY,
         done: (total - left) * POSITIONS_PER_ENTRY,
