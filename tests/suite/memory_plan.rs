@@ -1,5 +1,7 @@
 //! The memory plan: a `--mem` too small for any tier of the run is refused (exit 2) before any
-//! tier is solved, with or without `--range-bits`, and the least budget it names suffices.
+//! tier is solved, with or without `--range-bits`, and the least budget it names suffices; the
+//! run's announcement counts the lower tiers' share as held by its last tier only where that
+//! tier retires them.
 
 use std::path::Path;
 use std::process::Output;
@@ -120,4 +122,50 @@ fn a_budget_too_small_for_the_largest_tier_fails_before_tier_0() {
     assert!(!dir.join("manifest.json").exists());
     cfg.budget = least << 20;
     bawo_solve::solve(&game, &cfg, &bawo_solve::tier::Silent).expect("the least budget suffices");
+}
+
+/// What the run announces (`RunProgress::run_started`): its held shares, kept.
+#[derive(Default)]
+struct Announced(std::sync::Mutex<Option<Vec<f64>>>);
+
+impl bawo_solve::tier::TierProgress for Announced {}
+
+impl bawo_solve::RunProgress for Announced {
+    fn run_started(&self, start: &bawo_solve::RunStart) {
+        *self.0.lock().unwrap() = Some(start.held.clone());
+    }
+}
+
+#[test]
+fn the_last_tier_is_announced_holding_the_lower_tiers_share_only_where_it_retires_them() {
+    let game = Bawo::new(4, 64, BawoRules::parse("").unwrap()).unwrap();
+    let tiers = game.tiers_up_to(10).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let announced = |keep_tables: bool| {
+        let dir = root.path().join(format!("run-{keep_tables}"));
+        let mut cfg = SolveConfig::new(10, &dir);
+        cfg.budget = 120 << 20;
+        cfg.keep_tables = keep_tables;
+        let plan = plan_run(&game, &tiers, &cfg).unwrap();
+        let progress = Announced::default();
+        bawo_solve::solve(&game, &cfg, &progress).unwrap();
+        let held = progress
+            .0
+            .lock()
+            .unwrap()
+            .take()
+            .expect("the run was announced");
+        (plan.tiers.last().unwrap().clone(), held)
+    };
+    let (last, retiring) = announced(false);
+    let (_, keeping) = announced(true);
+    assert!(last.ranges > 1, "the last tier is out of core");
+    let (with_lower, without) = (last.held_share(true), last.held_share(false));
+    assert!(
+        with_lower > without,
+        "the lower tiers' share is worth holding"
+    );
+    assert_eq!(retiring.last(), Some(&with_lower));
+    assert_eq!(keeping.last(), Some(&without));
+    assert_eq!(retiring.len(), tiers.len());
 }

@@ -256,7 +256,10 @@ pub fn solve_with<G: Game>(
     // Only now, with every finished tier checked, does the manifest take this run's budget:
     // a resume refused by those checks leaves the manifest as it was.
     adopt_budget(&mut manifest, cfg)?;
-    announce_run(game, &shapes, &opts, &manifest, progress);
+    // Whether the run's last tier will retire the lower tiers' raw tables, as the tier loop
+    // decides it (`TierLoop::retires`; a tier of one range holds all its cells anyway).
+    let last_retires = solver.retires_lower() && !cfg.keep_tables;
+    announce_run(game, &shapes, &opts, &manifest, last_retires, progress);
     let mut run = TierLoop {
         game,
         cfg,
@@ -321,6 +324,7 @@ fn announce_run<G: Game>(
     shapes: &[TierShape],
     opts: &TierOptions,
     manifest: &Manifest,
+    last_retires: bool,
     progress: &dyn RunProgress,
 ) {
     let total: u64 = opts.plan.tiers.iter().map(|t| t.states).sum();
@@ -333,10 +337,10 @@ fn announce_run<G: Game>(
         .collect();
     let to_solve: Vec<u64> = left_tiers.iter().map(|(_, t)| t.states).collect();
     // Each tier's work as the dry run models it: the last tier's attractor holds the lower
-    // tiers' share too, once it has retired them.
+    // tiers' share too, where it retires them.
     let works: Vec<TierWork> = left_tiers
         .iter()
-        .map(|&(shape, t)| TierWork::of(shape, t, Some(t.tier) == last))
+        .map(|&(shape, t)| TierWork::of(shape, t, last_retires && Some(t.tier) == last))
         .collect();
     let left: u64 = to_solve.iter().sum();
     let threads = rayon::current_num_threads();
