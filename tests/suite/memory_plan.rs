@@ -155,7 +155,7 @@ fn the_last_tier_is_announced_holding_the_lower_tiers_share_only_where_it_retire
             .unwrap()
             .take()
             .expect("the run was announced");
-        (plan.tiers.last().unwrap().clone(), held)
+        (*plan.tiers.last().unwrap(), held)
     };
     let (last, retiring) = announced(false);
     let (_, keeping) = announced(true);
