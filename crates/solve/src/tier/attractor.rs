@@ -20,10 +20,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
-use rayon::prelude::*;
-
 use crate::cell::{self, COUNTER_ONE, KNOWN_WIN, LOSS, OPEN, OPEN_NO_LOSS, WIN};
 use crate::tier::cells::CellSlot;
+use crate::tier::shared::chunked;
 use crate::work::graph::{PredView, Source};
 use crate::work::predfile::{blocked_span, counted_span, nibbled_span, Offsets};
 use bawo_games::game::kept::KeptHalf;
@@ -188,40 +187,38 @@ fn emit_with<'p, S: Source, C: CellSlot>(
     } = at;
     let local_mask = 1u64.checked_shl(range_bits).map_or(u64::MAX, |v| v - 1) & LOCAL_MASK as u64;
     let first = (range_of_self as u64).checked_shl(range_bits).unwrap_or(0);
-    // Each worker's run of chunks fills one batch per target range (`fold`); the batches are
-    // joined once, in order.
-    let mut batches = due
-        .par_chunks(chunk_for(due.len()))
-        .fold(
-            || (vec![Vec::new(); ranges], 0u64),
-            |(mut out, mut decided): (Vec<Vec<u32>>, u64), chunk| {
-                for &f in chunk {
-                    let c = cells[f as usize].get();
-                    let kind = match cell::tag(c) {
-                        KNOWN_WIN => {
-                            debug_assert_eq!(cell::depth(c), level);
-                            out[range_of_self].push(f | MSG_SETTLE);
-                            MSG_WIN
-                        }
-                        WIN if cell::depth(c) == level => MSG_WIN,
-                        LOSS if cell::depth(c) == level => MSG_LOSS,
-                        // Decided earlier (a known win beaten in its own tier).
-                        _ => continue,
-                    };
-                    decided += 1;
-                    let list = preds_of(f as usize);
-                    if list.is_empty() {
-                        continue;
+    // Each worker fills one batch per target range ([`chunked`]); the batches are joined
+    // once, in order.
+    let mut batches = chunked(
+        due.len(),
+        chunk_for(due.len()),
+        || (vec![Vec::new(); ranges], 0u64),
+        |(out, decided): &mut (Vec<Vec<u32>>, u64), span| {
+            for &f in &due[span] {
+                let c = cells[f as usize].get();
+                let kind = match cell::tag(c) {
+                    KNOWN_WIN => {
+                        debug_assert_eq!(cell::depth(c), level);
+                        out[range_of_self].push(f | MSG_SETTLE);
+                        MSG_WIN
                     }
-                    naming.each_source(first + f as u64, list, |p| {
-                        let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
-                        out[r].push((p & local_mask) as u32 | kind);
-                    });
+                    WIN if cell::depth(c) == level => MSG_WIN,
+                    LOSS if cell::depth(c) == level => MSG_LOSS,
+                    // Decided earlier (a known win beaten in its own tier).
+                    _ => continue,
+                };
+                *decided += 1;
+                let list = preds_of(f as usize);
+                if list.is_empty() {
+                    continue;
                 }
-                (out, decided)
-            },
-        )
-        .collect::<Vec<_>>();
+                naming.each_source(first + f as u64, list, |p| {
+                    let r = p.checked_shr(range_bits).unwrap_or(0) as usize;
+                    out[r].push((p & local_mask) as u32 | kind);
+                });
+            }
+        },
+    );
     let decided = batches.iter().map(|(_, d)| d).sum();
     let batches = (0..ranges)
         .map(|r| {
@@ -292,11 +289,19 @@ pub fn apply_marking<C: CellSlot>(
     };
     let overflow = AtomicBool::new(false);
     let chunk = chunk_for(msgs.iter().map(|b| b.len()).sum());
-    let decided = msgs
-        .par_iter()
-        .flat_map(|b| b.par_chunks(chunk))
-        .fold(Vec::new, |mut decided, chunk| {
-            for &m in chunk {
+    // Each batch cut into chunks of its own, the chunks shared out in order.
+    let spans: Vec<(usize, std::ops::Range<usize>)> = msgs
+        .iter()
+        .enumerate()
+        .flat_map(|(b, batch)| {
+            (0..batch.len())
+                .step_by(chunk.max(1))
+                .map(move |s| (b, s..(s + chunk).min(batch.len())))
+        })
+        .collect();
+    let decided = chunked(spans.len(), 1, Vec::new, |decided, which| {
+        for (b, span) in &spans[which] {
+            for &m in &msgs[*b][span.clone()] {
                 let p = m & LOCAL_MASK;
                 let c = &cells[p as usize];
                 match m & KIND_MASK {
@@ -358,10 +363,9 @@ pub fn apply_marking<C: CellSlot>(
                     }
                 }
             }
-            decided
-        })
-        .filter(|d: &Vec<(u32, u32)>| !d.is_empty())
-        .collect::<Vec<_>>();
+        }
+    });
+    let decided: Vec<Vec<(u32, u32)>> = decided.into_iter().filter(|d| !d.is_empty()).collect();
     if overflow.load(Ordering::Relaxed) {
         return Err(DepthOverflow);
     }

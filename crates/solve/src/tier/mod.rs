@@ -41,6 +41,7 @@ pub mod pass;
 pub mod pass_tables;
 pub(crate) mod peak;
 pub mod resume;
+pub(crate) mod shared;
 pub mod slots;
 pub mod tables;
 pub use lower::Lower;
