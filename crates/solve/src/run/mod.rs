@@ -212,8 +212,9 @@ pub fn solve_with<G: Game>(
     let shapes = tier_shapes(game, &tiers, cfg)?;
     let plan = plan_shapes(&shapes, cfg)?;
     let fp = fingerprint(&game.descriptor());
+    let last_retires = last_tier_retires(cfg, solver);
     if cfg.disk_check {
-        check_disk(&shapes, &plan, cfg, solver.retires_lower())?;
+        check_disk(&shapes, &plan, cfg, last_retires)?;
     }
     let (_lock, mut owned, work_root, opened) = open_directory(game, cfg, &tiers, progress)?;
     let mut manifest = match opened {
@@ -235,8 +236,7 @@ pub fn solve_with<G: Game>(
     let mut tables = Tables::bounded(opts.plan.resident_lower);
     // The last tier resumed past its successor pass reads no lower tier: those whose raw
     // tables it retired are decoded again only if its pass has to run after all.
-    let defer = solver.retires_lower()
-        && !cfg.keep_tables
+    let defer = last_retires
         && manifest.current.as_ref().is_some_and(|c| {
             Some(&c.tier) == tiers.last() && c.phase != crate::tier::checkpoint::Phase::Successors
         });
@@ -256,9 +256,6 @@ pub fn solve_with<G: Game>(
     // Only now, with every finished tier checked, does the manifest take this run's budget:
     // a resume refused by those checks leaves the manifest as it was.
     adopt_budget(&mut manifest, cfg)?;
-    // Whether the run's last tier will retire the lower tiers' raw tables, as the tier loop
-    // decides it (`TierLoop::retires`; a tier of one range holds all its cells anyway).
-    let last_retires = solver.retires_lower() && !cfg.keep_tables;
     announce_run(game, &shapes, &opts, &manifest, last_retires, progress);
     let mut run = TierLoop {
         game,
@@ -315,6 +312,13 @@ fn open_directory<'c, G: Game>(
         owned.dir_if_new(&work_root)?;
     }
     Ok((lock, owned, work_root, opened))
+}
+
+/// Whether the run's last tier retires the lower tiers' raw tables once its pass is over: a
+/// run that keeps no raw tables, with a solver that drops them (and only a tier planned out
+/// of core, `TierLoop::retires`).
+fn last_tier_retires<G: Game>(cfg: &SolveConfig, solver: &dyn TierSolver<G>) -> bool {
+    solver.retires_lower() && !cfg.keep_tables
 }
 
 /// The run line announced: positions of the whole run and those already finished, both sides
@@ -401,12 +405,13 @@ fn finish_run(
 
 /// Refuses a run that the model says will not fit the free disk (before anything is
 /// written). Tiers a manifest in `cfg.out` records as finished are on disk already and cost
-/// nothing more (unless `--force` discards them first).
+/// nothing more (unless `--force` discards them first); `retires_last`: the run's last tier
+/// retires the lower tiers' raw tables ([`last_tier_retires`]).
 fn check_disk(
     shapes: &[TierShape],
     plan: &MemoryPlan,
     cfg: &SolveConfig,
-    retires: bool,
+    retires_last: bool,
 ) -> Result<()> {
     let manifest = match Manifest::load(&cfg.out) {
         Ok(Some(m)) if !cfg.force => Some(m),
@@ -416,7 +421,6 @@ fn check_disk(
         .iter()
         .flat_map(|m| m.tiers.iter().map(|r| r.tier))
         .collect();
-    let retires_last = retires && !cfg.keep_tables;
     let mut need =
         crate::plan::space::disk_need(shapes, plan, &|t| finished.contains(&t), retires_last);
     // A resumed tier's work files are on disk already: the model counts them in its need, and

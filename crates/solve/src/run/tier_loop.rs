@@ -77,8 +77,7 @@ impl<'r, G: Game> TierLoop<'r, '_, G> {
     /// pass is over ([`Lower::retiring`]): the last tier of a run that keeps no raw tables,
     /// planned out of core (a tier of one range is small), with a solver that drops them.
     fn retires(&self, tier: Tier, last: bool) -> bool {
-        last && !self.cfg.keep_tables
-            && self.solver.retires_lower()
+        last && crate::run::last_tier_retires(self.cfg, self.solver)
             && self.opts.plan.tier(tier).is_some_and(|p| p.ranges > 1)
     }
 
