@@ -295,7 +295,7 @@ pub fn apply_marking<C: CellSlot>(
         .enumerate()
         .flat_map(|(b, batch)| {
             (0..batch.len())
-                .step_by(chunk.max(1))
+                .step_by(chunk)
                 .map(move |s| (b, s..(s + chunk).min(batch.len())))
         })
         .collect();

@@ -9,6 +9,8 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rayon::prelude::*;
+
 /// Runs `work` on every chunk of `len` items (`start..end`, at most `chunk` long), each
 /// chunk once, with one accumulator per worker that joined (made by `init`); returns the
 /// accumulators.
@@ -34,7 +36,6 @@ pub fn chunked<A: Send>(
     if workers == 1 {
         return vec![run()];
     }
-    use rayon::prelude::*;
     (0..workers)
         .into_par_iter()
         .with_max_len(1)
